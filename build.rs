@@ -1,0 +1,7 @@
+fn main() {
+    lalrpop::Configuration::new()
+        .set_in_dir("grammar")
+        .set_out_dir(std::env::var("OUT_DIR").unwrap())
+        .process()
+        .unwrap();
+}

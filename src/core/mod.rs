@@ -1,0 +1,148 @@
+//! The typed core IR: De Bruijn terms in which every node carries its (hash-consed) type.
+//!
+//! Expression variables and size variables live in separate index spaces: an expression lambda
+//! ([`ExprKind::Lambda`]) binds expression index 0 and shifts only expression indices; a nat
+//! lambda ([`ExprKind::NatLambda`]) binds nat index 0, which types and nat arguments below it refer
+//! to. Helper definitions of a source file are already inlined, so a [`TypedProgram`] is one
+//! closed term. [`print`] turns a term back into surface syntax that re-elaborates to the same term.
+
+pub mod print;
+
+use crate::nat::Nat;
+use crate::primitive::Primitive;
+use crate::types::{ScalarType, Type};
+
+/// A typed core term.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Expr {
+    /// The node.
+    pub kind: ExprKind,
+    /// Its type, in the nat context of the node (nat index 0 is the innermost enclosing nat lambda).
+    pub ty: Type,
+}
+
+/// The nodes of the core IR.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExprKind {
+    /// An expression variable: De Bruijn index into the enclosing expression lambdas.
+    Var(u32),
+    /// `fun x => body`; the parameter type is the domain of the node's type.
+    Lambda(Box<Expr>),
+    /// Function application.
+    App(Box<Expr>, Box<Expr>),
+    /// `fun (n : nat) => body`.
+    NatLambda(Box<Expr>),
+    /// Application to a size: `split 32`.
+    NatApp(Box<Expr>, Nat),
+    /// A primitive, instantiated at the node's type.
+    Prim(Primitive),
+    /// A scalar literal.
+    Literal(Literal),
+}
+
+/// Scalar literals. Floats are kept as bit patterns so that terms can be hashed and compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Literal {
+    /// An `f32`, as bits.
+    F32(u32),
+    /// An `f64`, as bits.
+    F64(u64),
+    /// An `i32`.
+    I32(i32),
+    /// An `i64`.
+    I64(i64),
+    /// A `bool`.
+    Bool(bool),
+}
+
+impl Literal {
+    /// An `f32` literal.
+    pub fn f32(v: f32) -> Literal {
+        Literal::F32(v.to_bits())
+    }
+
+    /// An `f64` literal.
+    pub fn f64(v: f64) -> Literal {
+        Literal::F64(v.to_bits())
+    }
+
+    /// The scalar type of the literal.
+    pub fn scalar_type(self) -> ScalarType {
+        match self {
+            Literal::F32(_) => ScalarType::F32,
+            Literal::F64(_) => ScalarType::F64,
+            Literal::I32(_) => ScalarType::I32,
+            Literal::I64(_) => ScalarType::I64,
+            Literal::Bool(_) => ScalarType::Bool,
+        }
+    }
+}
+
+impl Expr {
+    /// A node of the given kind and type.
+    pub fn new(kind: ExprKind, ty: Type) -> Expr {
+        Expr { kind, ty }
+    }
+
+    /// The number of nodes (nat arguments count as part of their application node).
+    pub fn size(&self) -> usize {
+        let mut count = 0;
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            count += 1;
+            match &e.kind {
+                ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => stack.push(b),
+                ExprKind::App(f, a) => {
+                    stack.push(f);
+                    stack.push(a);
+                }
+                ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => {}
+            }
+        }
+        count
+    }
+
+    /// The depth of the deepest node (a single node has depth 1).
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, d)) = stack.pop() {
+            max = max.max(d);
+            match &e.kind {
+                ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => {
+                    stack.push((b, d + 1))
+                }
+                ExprKind::App(f, a) => {
+                    stack.push((f, d + 1));
+                    stack.push((a, d + 1));
+                }
+                ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => {}
+            }
+        }
+        max
+    }
+}
+
+/// The result of elaborating a source file: the entry definition as one closed, typed term.
+#[derive(Clone, Debug)]
+pub struct TypedProgram {
+    /// The entry definition's name.
+    pub name: String,
+    /// `fun (m : nat) … => fun (a : …) … => body`: size parameters first, then value parameters.
+    pub term: Expr,
+    /// The names of the size parameters, outermost first (used when printing and reporting).
+    pub size_params: Vec<String>,
+    /// The names of the value parameters, in order.
+    pub value_params: Vec<String>,
+    /// Divisibility facts the type checker relied on, as nats known to be natural numbers
+    /// (`m/32` means 32 divides m), in the context inside all size parameters (nat index 0 is the
+    /// last size parameter).
+    pub facts: Vec<Nat>,
+}
+
+impl TypedProgram {
+    /// The term's type with the size parameters still bound: `(m : nat) -> … -> t`.
+    pub fn ty(&self) -> &Type {
+        &self.term.ty
+    }
+}

@@ -1,0 +1,134 @@
+//! Compiler errors with source positions, rendered in the codespan-reporting style.
+//!
+//! Every pass reports problems as [`Diagnostic`]s: a message, a primary span with a label (what
+//! was expected there), optional secondary spans and notes. [`SourceFile::render`] turns them into
+//! `error: … --> file:line:col` text with the source line underlined.
+
+use crate::syntax::ast::Span;
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, Config};
+
+/// One compiler error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The headline: what went wrong.
+    pub message: String,
+    /// Where it went wrong.
+    pub span: Span,
+    /// What was expected at `span`, shown under the underline.
+    pub label: String,
+    /// Related places, each with its own label.
+    pub secondary: Vec<(Span, String)>,
+    /// Extra lines of explanation.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error at `span` with a headline and a label.
+    pub fn error(message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            message: message.into(),
+            span,
+            label: label.into(),
+            secondary: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a secondary labelled span.
+    pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.secondary.push((span, label.into()));
+        self
+    }
+
+    /// Adds a note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// A named source text, for rendering diagnostics against.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The name shown in `--> name:line:col`.
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+impl SourceFile {
+    /// A source file from its name and contents.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        SourceFile { name: name.into(), text: text.into() }
+    }
+
+    /// The 1-based line and column of byte `offset` (columns count characters).
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = self.clamp(offset);
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[line_start..].chars().count() + 1)
+    }
+
+    /// Clamps a byte offset into the text, on a character boundary.
+    fn clamp(&self, offset: usize) -> usize {
+        let mut o = offset.min(self.text.len());
+        while !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
+    }
+
+    /// Renders diagnostics as plain text (no colours).
+    pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
+        let file = SimpleFile::new(self.name.as_str(), self.text.as_str());
+        let config = Config::default();
+        let mut out = String::new();
+        for d in diagnostics {
+            let clamp = |s: Span| {
+                let start = self.clamp(s.start);
+                start..self.clamp(s.end).max(start)
+            };
+            let mut labels = vec![Label::primary((), clamp(d.span)).with_message(&d.label)];
+            labels.extend(
+                d.secondary.iter().map(|(s, l)| Label::secondary((), clamp(*s)).with_message(l)),
+            );
+            let cs = CsDiagnostic::error()
+                .with_message(&d.message)
+                .with_labels(labels)
+                .with_notes(d.notes.clone());
+            if term::emit_to_string(&mut out, &config, &file, &cs).is_err() {
+                // Rendering can only fail on spans outside the file, which clamping prevents;
+                // fall back to a plain line rather than losing the error.
+                let (line, col) = self.line_col(d.span.start);
+                out.push_str(&format!("error: {}\n  --> {}:{line}:{col}\n", d.message, self.name));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_file_line_column_and_underline() {
+        let src = SourceFile::new("prog.rise", "def f = \n  x + y\n");
+        let d = Diagnostic::error("unknown name `y`", Span::new(15, 16), "not defined");
+        let text = src.render(&[d]);
+        assert!(text.contains("error: unknown name `y`"), "{text}");
+        assert!(text.contains("prog.rise:2:7"), "{text}");
+        assert!(text.contains("^ not defined"), "{text}");
+    }
+
+    #[test]
+    fn out_of_range_spans_do_not_panic() {
+        let src = SourceFile::new("x.rise", "é");
+        let text = src.render(&[Diagnostic::error("eof", Span::new(1, 99), "here")]);
+        assert!(text.contains("error: eof"));
+    }
+}

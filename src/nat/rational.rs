@@ -1,0 +1,145 @@
+//! Exact rational numbers for nat coefficients.
+//!
+//! `m/32` is stored as the monomial `m` with coefficient `1/32`, so `(m/32)*32` normalises back to
+//! `m`. Arithmetic is checked: every operation returns `None` on overflow and callers fall back to
+//! an opaque representation instead of panicking.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A reduced fraction `num/den` with `den > 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rational {
+    num: i128,
+    den: i128,
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+impl Rational {
+    /// Zero.
+    pub const ZERO: Rational = Rational { num: 0, den: 1 };
+    /// One.
+    pub const ONE: Rational = Rational { num: 1, den: 1 };
+
+    /// The integer `n`.
+    pub fn int(n: i128) -> Rational {
+        Rational { num: n, den: 1 }
+    }
+
+    /// `num/den` reduced; `None` when `den` is zero or the reduction overflows.
+    pub fn new(num: i128, den: i128) -> Option<Rational> {
+        if den == 0 {
+            return None;
+        }
+        let g = gcd(num, den).max(1);
+        let (mut num, mut den) = (num / g, den / g);
+        if den < 0 {
+            num = num.checked_neg()?;
+            den = den.checked_neg()?;
+        }
+        Some(Rational { num, den })
+    }
+
+    /// The numerator (sign carrier).
+    pub fn numer(self) -> i128 {
+        self.num
+    }
+
+    /// The denominator, always positive.
+    pub fn denom(self) -> i128 {
+        self.den
+    }
+
+    /// Whether the value is an integer.
+    pub fn is_integer(self) -> bool {
+        self.den == 1
+    }
+
+    /// Whether the value is zero.
+    pub fn is_zero(self) -> bool {
+        self.num == 0
+    }
+
+    /// Checked sum.
+    pub fn add(self, o: Rational) -> Option<Rational> {
+        let num = self.num.checked_mul(o.den)?.checked_add(o.num.checked_mul(self.den)?)?;
+        Rational::new(num, self.den.checked_mul(o.den)?)
+    }
+
+    /// Checked negation.
+    pub fn neg(self) -> Option<Rational> {
+        Some(Rational { num: self.num.checked_neg()?, den: self.den })
+    }
+
+    /// Checked product.
+    pub fn mul(self, o: Rational) -> Option<Rational> {
+        Rational::new(self.num.checked_mul(o.num)?, self.den.checked_mul(o.den)?)
+    }
+
+    /// Checked quotient; `None` for division by zero.
+    pub fn div(self, o: Rational) -> Option<Rational> {
+        if o.num == 0 {
+            return None;
+        }
+        Rational::new(self.num.checked_mul(o.den)?, self.den.checked_mul(o.num)?)
+    }
+}
+
+impl PartialOrd for Rational {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Rational {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Denominators are positive, so cross-multiplication preserves the order; fall back to
+        // float comparison in the (practically unreachable) overflow case.
+        match (self.num.checked_mul(other.den), other.num.checked_mul(self.den)) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            _ => (self.num as f64 / self.den as f64)
+                .partial_cmp(&(other.num as f64 / other.den as f64))
+                .unwrap_or(Ordering::Equal),
+        }
+    }
+}
+
+impl fmt::Display for Rational {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.den == 1 {
+            write!(f, "{}", self.num)
+        } else {
+            write!(f, "{}/{}", self.num, self.den)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduces_and_normalises_sign() {
+        let r = Rational::new(6, -8).unwrap();
+        assert_eq!((r.numer(), r.denom()), (-3, 4));
+        assert!(Rational::new(1, 0).is_none());
+    }
+
+    #[test]
+    fn arithmetic_is_exact() {
+        let a = Rational::new(1, 32).unwrap();
+        assert_eq!(a.mul(Rational::int(32)), Some(Rational::ONE));
+        assert_eq!(a.add(a).unwrap(), Rational::new(1, 16).unwrap());
+        assert!(Rational::int(i128::MAX).add(Rational::ONE).is_none());
+    }
+}

@@ -1,0 +1,99 @@
+use super::*;
+
+fn m() -> Nat {
+    index(0)
+}
+fn n() -> Nat {
+    index(1)
+}
+
+#[test]
+fn division_by_constant_cancels_with_multiplication() {
+    let m32 = div(&m(), &lit(32));
+    assert_eq!(mul(&m32, &lit(32)), m());
+    assert_eq!(div(&mul(&m(), &lit(4)), &lit(4)), m());
+}
+
+#[test]
+fn sums_are_canonical() {
+    let a = add(&add(&m(), &n()), &lit(3));
+    let b = add(&lit(3), &add(&n(), &m()));
+    assert_eq!(a, b);
+    assert_eq!(sub(&a, &a), lit(0));
+    // (sp*n + sz - sp) with sp = 1, sz = 3 is n + 2
+    let slide_len = sub(&add(&mul(&lit(1), &n()), &lit(3)), &lit(1));
+    assert_eq!(slide_len, add(&n(), &lit(2)));
+}
+
+#[test]
+fn symbolic_division_is_exact_or_opaque() {
+    let mn = mul(&m(), &n());
+    assert_eq!(div(&mn, &n()), m());
+    let opaque_div = div(&m(), &n());
+    assert!(matches!(opaque_div.as_atom(), Some(NatAtom::Op(NatOp::Div, _, _))));
+}
+
+#[test]
+fn integrality_uses_facts() {
+    let m32 = div(&m(), &lit(32));
+    assert!(!is_integral_given(&m32, &[]));
+    assert!(is_integral_given(&m32, &[m32.clone()]));
+    // n * m / 32 follows from 32 | m
+    assert!(is_integral_given(&mul(&n(), &m32), &[m32.clone()]));
+    // m / 64 does not follow from 32 | m
+    assert!(!is_integral_given(&div(&m(), &lit(64)), &[m32.clone()]));
+    // m / 16 follows from 32 | m
+    assert!(is_integral_given(&div(&m(), &lit(16)), &[m32]));
+    assert!(is_integral_given(&add(&m(), &lit(4)), &[]));
+}
+
+#[test]
+fn evaluation() {
+    let e = add(&mul(&div(&m(), &lit(32)), &n()), &lit(1));
+    let v = e.eval(&|a| match a {
+        NatAtom::Index(0) => Some(64),
+        NatAtom::Index(1) => Some(3),
+        _ => None,
+    });
+    assert_eq!(v, Ok(7));
+    let bad = div(&m(), &lit(3)).eval(&|_| Some(64));
+    assert!(matches!(bad, Err(NatEvalError::NotIntegral(_))));
+}
+
+#[test]
+fn substitution_and_shifting() {
+    // (#0 + #1)[#0 := 5] = 5 + #0
+    let e = add(&m(), &n());
+    assert_eq!(subst_index(&e, 0, &lit(5)), add(&lit(5), &index(0)));
+    assert_eq!(shift(&shift(&e, 2, 0), -2, 0), e);
+}
+
+#[test]
+fn linear_meta_isolation() {
+    // 4 * ?0 - m = 0  gives ?0 = m / 4
+    let e = sub(&mul(&lit(4), &meta(0)), &m());
+    let (rest, c) = isolate_meta(&e, 0).unwrap();
+    assert_eq!(c, Rational::int(4));
+    assert_eq!(div(&sub(&lit(0), &rest), &constant(c)), div(&m(), &lit(4)));
+    assert!(isolate_meta(&mul(&meta(0), &meta(0)), 0).is_none());
+}
+
+#[test]
+fn printing_round_trips_through_the_constructors() {
+    let name = |a: &NatAtom| match a {
+        NatAtom::Index(0) => "m".to_string(),
+        _ => "n".to_string(),
+    };
+    assert_eq!(to_source(&div(&m(), &lit(32)), true, &name), "(m/32)");
+    assert_eq!(to_source(&sub(&n(), &lit(1)), false, &name), "n - 1");
+    assert_eq!(to_source(&lit(32), true, &name), "32");
+    assert_eq!(to_source(&mul(&m(), &m()), false, &name), "m^2");
+}
+
+#[test]
+fn huge_powers_do_not_panic() {
+    let big = pow(&lit(2), &lit(200));
+    assert!(big.as_integer().is_none() || big.as_integer().unwrap() > 0);
+    let _ = mul(&big, &big);
+    let _ = pow(&add(&m(), &n()), &lit(64));
+}

@@ -1,0 +1,223 @@
+//! The surface syntax tree of `.rise` files, with a byte span on every node.
+//!
+//! The tree mirrors the written program (names, sugar such as `|>`, `>>`, infix operators and
+//! sections); the elaborator resolves names to De Bruijn indices, removes the sugar and infers types.
+
+use std::fmt;
+
+/// A byte range in a source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span from `start` to `end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    /// As a range, for diagnostics.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// A name with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    /// The name.
+    pub name: String,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// A whole `.rise` file: definitions in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// The definitions, in source order.
+    pub defs: Vec<Def>,
+}
+
+/// `def NAME PARAMS* (: TYPE)? = EXPR`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Def {
+    /// The defined name.
+    pub name: Ident,
+    /// Size and value parameters, in order.
+    pub params: Vec<Param>,
+    /// The declared result type, if any.
+    pub result: Option<TypeExpr>,
+    /// The body.
+    pub body: Expr,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// A parameter of a definition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Param {
+    /// `{m n k : nat}`: size parameters (nat binders).
+    Sizes(Vec<Ident>),
+    /// `(x : t)`: a value parameter.
+    Value(Ident, TypeExpr),
+}
+
+/// A binder of `fun`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Binder {
+    /// `x`
+    Plain(Ident),
+    /// `(x : t)`
+    Typed(Ident, TypeExpr),
+    /// `(n : nat)`: a size binder.
+    Size(Ident),
+}
+
+/// Infix arithmetic operators in expressions and in sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%` (sizes only)
+    Mod,
+    /// `^` (sizes only)
+    Pow,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Pow => "^",
+        }
+    }
+}
+
+/// Suffix of a numeric literal that fixes its type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumSuffix {
+    /// `f32` (the default for floats)
+    F32,
+    /// `f64`
+    F64,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+}
+
+/// An expression with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    /// The node.
+    pub kind: ExprKind,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// Expression forms of the surface language.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// A name: a variable, a definition, a primitive or a size variable.
+    Name(String),
+    /// A natural literal without suffix (`32`): a size argument.
+    Nat(u64),
+    /// A float literal (`1.5`, `2.0f64`); `suffix` is `None` for the default `f32`.
+    Float { value: f64, suffix: Option<NumSuffix> },
+    /// An integer literal with a suffix (`7i32`).
+    Int { value: i64, suffix: NumSuffix },
+    /// `fun b1 b2 … => body`
+    Lambda(Vec<Binder>, Box<Expr>),
+    /// `let x = value in body`
+    Let(Ident, Box<Expr>, Box<Expr>),
+    /// `f arg`
+    App(Box<Expr>, Box<Expr>),
+    /// `arg |> f`
+    Pipe(Box<Expr>, Box<Expr>),
+    /// `f >> g`
+    Compose(Box<Expr>, Box<Expr>),
+    /// `e : t`
+    Annot(Box<Expr>, TypeExpr),
+    /// `a op b`
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `-a`
+    Neg(Box<Expr>),
+    /// `(a, b)`
+    Pair(Box<Expr>, Box<Expr>),
+    /// `(+)`, `(*)`, `(-)`, `(/)`
+    Section(BinOp),
+}
+
+/// A type with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeExpr {
+    /// The node.
+    pub kind: TypeExprKind,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// Type forms of the surface language.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExprKind {
+    /// A named type: a scalar (`f32`, `bool`, …); other names are reported as unknown types.
+    Name(String),
+    /// `idx[N]`
+    Idx(NatExpr),
+    /// `N.t`
+    Array(NatExpr, Box<TypeExpr>),
+    /// `(s, t)`
+    Pair(Box<TypeExpr>, Box<TypeExpr>),
+    /// `<N>t`
+    Vector(NatExpr, Box<TypeExpr>),
+    /// `s -> t`
+    Fun(Box<TypeExpr>, Box<TypeExpr>),
+    /// `(n : nat) -> t`
+    NatFun(Ident, Box<TypeExpr>),
+}
+
+/// A size expression with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NatExpr {
+    /// The node.
+    pub kind: NatExprKind,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// Size expression forms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NatExprKind {
+    /// A literal.
+    Lit(u64),
+    /// A size variable.
+    Name(String),
+    /// `a op b`
+    Binary(BinOp, Box<NatExpr>, Box<NatExpr>),
+}
+
+impl fmt::Display for BinOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.symbol())
+    }
+}

@@ -1,0 +1,3 @@
+//! The surface syntax: tokens ([`lexer`]), the tree ([`ast`]) and the parser ([`parser`]).
+
+pub mod ast;
