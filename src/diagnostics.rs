@@ -61,7 +61,10 @@ pub struct SourceFile {
 impl SourceFile {
     /// A source file from its name and contents.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
-        SourceFile { name: name.into(), text: text.into() }
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
     }
 
     /// The 1-based line and column of byte `offset` (columns count characters).
@@ -94,7 +97,9 @@ impl SourceFile {
             };
             let mut labels = vec![Label::primary((), clamp(d.span)).with_message(&d.label)];
             labels.extend(
-                d.secondary.iter().map(|(s, l)| Label::secondary((), clamp(*s)).with_message(l)),
+                d.secondary
+                    .iter()
+                    .map(|(s, l)| Label::secondary((), clamp(*s)).with_message(l)),
             );
             let cs = CsDiagnostic::error()
                 .with_message(&d.message)
@@ -104,7 +109,10 @@ impl SourceFile {
                 // Rendering can only fail on spans outside the file, which clamping prevents;
                 // fall back to a plain line rather than losing the error.
                 let (line, col) = self.line_col(d.span.start);
-                out.push_str(&format!("error: {}\n  --> {}:{line}:{col}\n", d.message, self.name));
+                out.push_str(&format!(
+                    "error: {}\n  --> {}:{line}:{col}\n",
+                    d.message, self.name
+                ));
             }
         }
         out

@@ -1,5 +1,39 @@
+//! risec: a compiler for the Rise functional array language.
+//!
+//! Users write a naive program (`matmul.rise`) and *sketches* of the optimised program they want;
+//! risec finds an equivalent program of that shape by sketch-guided equality saturation and
+//! lowers it to C. This crate currently provides the front end of that pipeline:
+//!
+//! ```text
+//! .rise ─ syntax::lexer + syntax::parser ─▶ syntax::ast (spans) ─ elab ─▶ core::TypedProgram
+//!        (logos, LALRPOP)                                (De Bruijn, inferred types)
+//!                                                   ─ interp ─▶ values (the reference semantics)
+//! ```
+//!
+//! * [`nat`]: size expressions, normalised polynomials (`(m/32)*32 == m`), hash-consed.
+//! * [`types`]: hash-consed types; sizes bound by nat binders are De Bruijn indices.
+//! * [`primitive`]: the primitives and their type schemes.
+//! * [`syntax`]: lexer, parser and surface tree of `.rise` files.
+//! * [`elab`]: names → De Bruijn indices, helper inlining, type inference, divisibility facts.
+//! * [`core`]: the typed core IR and its printer back to surface syntax.
+//! * [`interp`]: the reference interpreter and random inputs.
+//! * [`diagnostics`]: errors with file:line:col and underlined source.
+//! * [`driver`], [`cli`]: the pipeline as one call, and the `risec` subcommands.
+//!
+//! ```
+//! use risec::diagnostics::SourceFile;
+//! let file = SourceFile::new("dot.rise",
+//!     "def dot {n : nat} (xs : n.f32) (ys : n.f32) : f32 =\n  zip xs ys |> map (fun p => fst p * snd p) |> reduce (+) 0.0");
+//! let program = risec::driver::compile_source(&file, None).unwrap();
+//! assert_eq!(risec::core::print::program_type_to_source(&program), "(n : nat) -> n.f32 -> n.f32 -> f32");
+//! ```
+
+pub mod cli;
 pub mod core;
 pub mod diagnostics;
+pub mod driver;
+pub mod elab;
+pub mod interp;
 pub mod nat;
 pub mod primitive;
 pub mod syntax;

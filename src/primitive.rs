@@ -100,15 +100,64 @@ pub struct Scheme {
     pub template: Type,
 }
 
+impl Scheme {
+    /// The kind of type placeholder `i` (data-only or any type), as used in the template.
+    pub fn template_kind(&self, i: u32) -> Option<MetaKind> {
+        fn find(t: &Type, i: u32) -> Option<MetaKind> {
+            use types::TypeNode::*;
+            match t.get() {
+                Meta(id, kind) if *id == i => Some(*kind),
+                Meta(..) | Scalar(_) | Idx(_) => None,
+                Array(_, e) | Vector(_, e) | NatFun(e) => find(e, i),
+                Pair(a, b) | Fun(a, b) => find(a, i).or_else(|| find(b, i)),
+            }
+        }
+        find(&self.template, i)
+    }
+}
+
 impl Primitive {
     /// Every primitive, in declaration order.
     pub const ALL: [Primitive; 37] = {
         use Primitive::*;
         [
-            Map, Reduce, Zip, Unzip, Fst, Snd, MakePair, Split, Join, Transpose, Slide, Pad,
-            PadClamp, Take, Drop, Generate, Idx, Let, Add, Sub, Mul, Div, Neg, Lt, Gt, Eq, Select,
-            MapSeq, MapSeqUnroll, MapPar, ReduceSeq, ReduceSeqUnroll, ToMem, AsVector,
-            AsVectorAligned, AsScalar, VectorFromScalar,
+            Map,
+            Reduce,
+            Zip,
+            Unzip,
+            Fst,
+            Snd,
+            MakePair,
+            Split,
+            Join,
+            Transpose,
+            Slide,
+            Pad,
+            PadClamp,
+            Take,
+            Drop,
+            Generate,
+            Idx,
+            Let,
+            Add,
+            Sub,
+            Mul,
+            Div,
+            Neg,
+            Lt,
+            Gt,
+            Eq,
+            Select,
+            MapSeq,
+            MapSeqUnroll,
+            MapPar,
+            ReduceSeq,
+            ReduceSeqUnroll,
+            ToMem,
+            AsVector,
+            AsVectorAligned,
+            AsScalar,
+            VectorFromScalar,
         ]
     };
 
@@ -176,7 +225,9 @@ impl Primitive {
         use Primitive::*;
         match self {
             Fst | Snd | Unzip | Split | Join | Transpose | Slide | PadClamp | Take | Drop
-            | Generate | Neg | ToMem | AsVector | AsVectorAligned | AsScalar | VectorFromScalar => 1,
+            | Generate | Neg | ToMem | AsVector | AsVectorAligned | AsScalar | VectorFromScalar => {
+                1
+            }
             Zip | MakePair | Idx | Let | Add | Sub | Mul | Div | Lt | Gt | Eq | Pad | Map
             | MapSeq | MapSeqUnroll | MapPar => 2,
             Reduce | ReduceSeq | ReduceSeqUnroll | Select => 3,
@@ -195,8 +246,16 @@ impl Primitive {
         use Primitive::*;
         matches!(
             self,
-            MapSeq | MapSeqUnroll | MapPar | ReduceSeq | ReduceSeqUnroll | ToMem | AsVector
-                | AsVectorAligned | AsScalar | VectorFromScalar
+            MapSeq
+                | MapSeqUnroll
+                | MapPar
+                | ReduceSeq
+                | ReduceSeqUnroll
+                | ToMem
+                | AsVector
+                | AsVectorAligned
+                | AsScalar
+                | VectorFromScalar
         )
     }
 
@@ -211,18 +270,42 @@ impl Primitive {
         let k0 = || nat::index(0);
         let k1 = || nat::index(1);
         let (nat_vars, type_vars, template) = match self {
-            Map | MapSeq | MapSeqUnroll | MapPar => {
-                (1, 2, fun(fun(d(0), d(1)), fun(array(n(0), d(0)), array(n(0), d(1)))))
-            }
-            Reduce => (1, 1, fun(fun(d(0), fun(d(0), d(0))), fun(d(0), fun(array(n(0), d(0)), d(0))))),
-            ReduceSeq | ReduceSeqUnroll => {
-                (1, 2, fun(fun(d(1), fun(d(0), d(1))), fun(d(1), fun(array(n(0), d(0)), d(1)))))
-            }
-            Zip => (1, 2, fun(array(n(0), d(0)), fun(array(n(0), d(1)), array(n(0), pair(d(0), d(1)))))),
+            Map | MapSeq | MapSeqUnroll | MapPar => (
+                1,
+                2,
+                fun(fun(d(0), d(1)), fun(array(n(0), d(0)), array(n(0), d(1)))),
+            ),
+            Reduce => (
+                1,
+                1,
+                fun(
+                    fun(d(0), fun(d(0), d(0))),
+                    fun(d(0), fun(array(n(0), d(0)), d(0))),
+                ),
+            ),
+            ReduceSeq | ReduceSeqUnroll => (
+                1,
+                2,
+                fun(
+                    fun(d(1), fun(d(0), d(1))),
+                    fun(d(1), fun(array(n(0), d(0)), d(1))),
+                ),
+            ),
+            Zip => (
+                1,
+                2,
+                fun(
+                    array(n(0), d(0)),
+                    fun(array(n(0), d(1)), array(n(0), pair(d(0), d(1)))),
+                ),
+            ),
             Unzip => (
                 1,
                 2,
-                fun(array(n(0), pair(d(0), d(1))), pair(array(n(0), d(0)), array(n(0), d(1)))),
+                fun(
+                    array(n(0), pair(d(0), d(1))),
+                    pair(array(n(0), d(0)), array(n(0), d(1))),
+                ),
             ),
             Fst => (0, 2, fun(pair(d(0), d(1)), d(0))),
             Snd => (0, 2, fun(pair(d(0), d(1)), d(1))),
@@ -230,25 +313,65 @@ impl Primitive {
             Split => (
                 1,
                 1,
-                nat_fun(fun(array(nat::mul(&n(0), &k0()), d(0)), array(n(0), array(k0(), d(0))))),
+                nat_fun(fun(
+                    array(nat::mul(&n(0), &k0()), d(0)),
+                    array(n(0), array(k0(), d(0))),
+                )),
             ),
-            Join => (2, 1, fun(array(n(0), array(n(1), d(0))), array(nat::mul(&n(0), &n(1)), d(0)))),
-            Transpose => (2, 1, fun(array(n(0), array(n(1), d(0))), array(n(1), array(n(0), d(0))))),
+            Join => (
+                2,
+                1,
+                fun(
+                    array(n(0), array(n(1), d(0))),
+                    array(nat::mul(&n(0), &n(1)), d(0)),
+                ),
+            ),
+            Transpose => (
+                2,
+                1,
+                fun(
+                    array(n(0), array(n(1), d(0))),
+                    array(n(1), array(n(0), d(0))),
+                ),
+            ),
             Slide => {
                 // sz = #1, sp = #0
                 let len = nat::sub(&nat::add(&nat::mul(&k0(), &n(0)), &k1()), &k0());
-                (1, 1, nat_fun(nat_fun(fun(array(len, d(0)), array(n(0), array(k1(), d(0)))))))
+                (
+                    1,
+                    1,
+                    nat_fun(nat_fun(fun(
+                        array(len, d(0)),
+                        array(n(0), array(k1(), d(0))),
+                    ))),
+                )
             }
             Pad => {
                 let len = nat::add(&nat::add(&k1(), &n(0)), &k0());
-                (1, 1, nat_fun(nat_fun(fun(d(0), fun(array(n(0), d(0)), array(len, d(0)))))))
+                (
+                    1,
+                    1,
+                    nat_fun(nat_fun(fun(d(0), fun(array(n(0), d(0)), array(len, d(0)))))),
+                )
             }
             PadClamp => {
                 let len = nat::add(&nat::add(&k1(), &n(0)), &k0());
-                (1, 1, nat_fun(nat_fun(fun(array(n(0), d(0)), array(len, d(0))))))
+                (
+                    1,
+                    1,
+                    nat_fun(nat_fun(fun(array(n(0), d(0)), array(len, d(0))))),
+                )
             }
-            Take => (1, 1, nat_fun(fun(array(nat::add(&k0(), &n(0)), d(0)), array(k0(), d(0))))),
-            Drop => (1, 1, nat_fun(fun(array(nat::add(&k0(), &n(0)), d(0)), array(n(0), d(0))))),
+            Take => (
+                1,
+                1,
+                nat_fun(fun(array(nat::add(&k0(), &n(0)), d(0)), array(k0(), d(0)))),
+            ),
+            Drop => (
+                1,
+                1,
+                nat_fun(fun(array(nat::add(&k0(), &n(0)), d(0)), array(n(0), d(0)))),
+            ),
             Generate => (1, 1, fun(fun(idx(n(0)), d(0)), array(n(0), d(0)))),
             Idx => (1, 1, fun(idx(n(0)), fun(array(n(0), d(0)), d(0)))),
             Let => (0, 2, fun(any(0), fun(fun(any(0), any(1)), any(1)))),
@@ -259,12 +382,26 @@ impl Primitive {
             AsVector | AsVectorAligned => (
                 1,
                 1,
-                nat_fun(fun(array(nat::mul(&n(0), &k0()), d(0)), array(n(0), vector(k0(), d(0))))),
+                nat_fun(fun(
+                    array(nat::mul(&n(0), &k0()), d(0)),
+                    array(n(0), vector(k0(), d(0))),
+                )),
             ),
-            AsScalar => (2, 1, fun(array(n(0), vector(n(1), d(0))), array(nat::mul(&n(0), &n(1)), d(0)))),
+            AsScalar => (
+                2,
+                1,
+                fun(
+                    array(n(0), vector(n(1), d(0))),
+                    array(nat::mul(&n(0), &n(1)), d(0)),
+                ),
+            ),
             VectorFromScalar => (1, 1, fun(d(0), vector(n(0), d(0)))),
         };
-        Scheme { nat_vars, type_vars, template }
+        Scheme {
+            nat_vars,
+            type_vars,
+            template,
+        }
     }
 }
 

@@ -182,12 +182,14 @@ pub fn rebuild(
         TypeNode::Idx(n) => idx(on_nat(n, depth)),
         TypeNode::Array(n, e) => array(on_nat(n, depth), rebuild(e, depth, on_nat, on_meta)),
         TypeNode::Vector(n, e) => vector(on_nat(n, depth), rebuild(e, depth, on_nat, on_meta)),
-        TypeNode::Pair(a, b) => {
-            pair(rebuild(a, depth, on_nat, on_meta), rebuild(b, depth, on_nat, on_meta))
-        }
-        TypeNode::Fun(a, b) => {
-            fun(rebuild(a, depth, on_nat, on_meta), rebuild(b, depth, on_nat, on_meta))
-        }
+        TypeNode::Pair(a, b) => pair(
+            rebuild(a, depth, on_nat, on_meta),
+            rebuild(b, depth, on_nat, on_meta),
+        ),
+        TypeNode::Fun(a, b) => fun(
+            rebuild(a, depth, on_nat, on_meta),
+            rebuild(b, depth, on_nat, on_meta),
+        ),
         TypeNode::NatFun(b) => nat_fun(rebuild(b, depth + 1, on_nat, on_meta)),
         TypeNode::Meta(id, kind) => on_meta(*id, *kind).unwrap_or_else(|| t.clone()),
     }
@@ -195,13 +197,23 @@ pub fn rebuild(
 
 /// Shifts the free nat indices `>= cutoff` of `t` by `delta` (binders inside `t` respected).
 pub fn shift_nats(t: &Type, delta: i64, cutoff: u32) -> Type {
-    rebuild(t, 0, &mut |n, d| nat::shift(n, delta, cutoff + d), &mut |_, _| None)
+    rebuild(
+        t,
+        0,
+        &mut |n, d| nat::shift(n, delta, cutoff + d),
+        &mut |_, _| None,
+    )
 }
 
 /// Substitutes `value` for the free nat index `target` of `t` and lowers the indices above it,
 /// as when the binder of `target` is removed (nat beta reduction).
 pub fn subst_nat(t: &Type, target: u32, value: &Nat) -> Type {
-    rebuild(t, 0, &mut |n, d| nat::subst_index(n, target + d, value), &mut |_, _| None)
+    rebuild(
+        t,
+        0,
+        &mut |n, d| nat::subst_index(n, target + d, value),
+        &mut |_, _| None,
+    )
 }
 
 /// Instantiates a dependent function type `(n : nat) -> body` at `value`.
@@ -211,11 +223,20 @@ pub fn instantiate_nat_fun(body: &Type, value: &Nat) -> Type {
 
 /// Writes `t` in surface syntax. `nat_names` holds the names of the enclosing nat binders,
 /// innermost last; binders inside `t` get fresh names. `other` names binder and meta atoms.
-pub fn to_source(t: &Type, nat_names: &mut Vec<String>, other: &dyn Fn(&NatAtom) -> String) -> String {
+pub fn to_source(
+    t: &Type,
+    nat_names: &mut Vec<String>,
+    other: &dyn Fn(&NatAtom) -> String,
+) -> String {
     write_type(t, nat_names, other, false)
 }
 
-fn nat_source(n: &Nat, names: &[String], other: &dyn Fn(&NatAtom) -> String, atomic: bool) -> String {
+fn nat_source(
+    n: &Nat,
+    names: &[String],
+    other: &dyn Fn(&NatAtom) -> String,
+    atomic: bool,
+) -> String {
     nat::to_source(n, atomic, &|a| match a {
         NatAtom::Index(i) => names
             .len()
@@ -234,15 +255,28 @@ pub fn fresh_nat_name(names: &[String]) -> String {
         .expect("an unused name exists")
 }
 
-fn write_type(t: &Type, names: &mut Vec<String>, other: &dyn Fn(&NatAtom) -> String, fun_lhs: bool) -> String {
+fn write_type(
+    t: &Type,
+    names: &mut Vec<String>,
+    other: &dyn Fn(&NatAtom) -> String,
+    fun_lhs: bool,
+) -> String {
     match t.get() {
         TypeNode::Scalar(s) => s.name().to_string(),
         TypeNode::Idx(n) => format!("idx[{}]", nat_source(n, names, other, false)),
         TypeNode::Array(n, e) => {
-            format!("{}.{}", nat_source(n, names, other, true), write_type(e, names, other, true))
+            format!(
+                "{}.{}",
+                nat_source(n, names, other, true),
+                write_type(e, names, other, true)
+            )
         }
         TypeNode::Vector(n, e) => {
-            format!("<{}>{}", nat_source(n, names, other, false), write_type(e, names, other, true))
+            format!(
+                "<{}>{}",
+                nat_source(n, names, other, false),
+                write_type(e, names, other, true)
+            )
         }
         TypeNode::Pair(a, b) => format!(
             "({}, {})",
@@ -250,7 +284,11 @@ fn write_type(t: &Type, names: &mut Vec<String>, other: &dyn Fn(&NatAtom) -> Str
             write_type(b, names, other, false)
         ),
         TypeNode::Fun(a, b) => {
-            let s = format!("{} -> {}", write_type(a, names, other, true), write_type(b, names, other, false));
+            let s = format!(
+                "{} -> {}",
+                write_type(a, names, other, true),
+                write_type(b, names, other, false)
+            );
             if fun_lhs {
                 format!("({s})")
             } else {
@@ -312,12 +350,21 @@ mod tests {
     #[test]
     fn prints_surface_syntax() {
         let t = fun(
-            array(nat::div(&nat::index(0), &nat::lit(32)), array(nat::lit(32), f32())),
+            array(
+                nat::div(&nat::index(0), &nat::lit(32)),
+                array(nat::lit(32), f32()),
+            ),
             vector(nat::lit(4), f32()),
         );
         let mut names = vec!["m".to_string()];
-        assert_eq!(to_source(&t, &mut names, &nat::default_atom_name), "(m/32).32.f32 -> <4>f32");
+        assert_eq!(
+            to_source(&t, &mut names, &nat::default_atom_name),
+            "(m/32).32.f32 -> <4>f32"
+        );
         let dep = nat_fun(array(nat::index(0), f32()));
-        assert_eq!(to_source(&dep, &mut names, &nat::default_atom_name), "(n1 : nat) -> n1.f32");
+        assert_eq!(
+            to_source(&dep, &mut names, &nat::default_atom_name),
+            "(n1 : nat) -> n1.f32"
+        );
     }
 }

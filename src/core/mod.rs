@@ -91,7 +91,9 @@ impl Expr {
         while let Some(e) = stack.pop() {
             count += 1;
             match &e.kind {
-                ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => stack.push(b),
+                ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => {
+                    stack.push(b)
+                }
                 ExprKind::App(f, a) => {
                     stack.push(f);
                     stack.push(a);

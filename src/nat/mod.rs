@@ -131,7 +131,7 @@ fn collect(pairs: impl IntoIterator<Item = (Monomial, Rational)>) -> Option<Nat>
     let mut terms: Vec<(Monomial, Rational)> = Vec::new();
     for (m, c) in pairs {
         match terms.iter_mut().find(|(tm, _)| *tm == m) {
-            Some((_, tc)) => *tc = tc.add(c)?,
+            Some((_, tc)) => *tc = tc.checked_add(c)?,
             None => terms.push((m, c)),
         }
     }
@@ -140,7 +140,10 @@ fn collect(pairs: impl IntoIterator<Item = (Monomial, Rational)>) -> Option<Nat>
 }
 
 fn opaque(op: NatOp, a: &Nat, b: &Nat) -> Nat {
-    intern(vec![(Monomial::single(NatAtom::Op(op, a.clone(), b.clone())), Rational::ONE)])
+    intern(vec![(
+        Monomial::single(NatAtom::Op(op, a.clone(), b.clone())),
+        Rational::ONE,
+    )])
 }
 
 /// The constant `n`.
@@ -179,12 +182,17 @@ pub fn binder(id: u32) -> Nat {
 
 /// `a + b`.
 pub fn add(a: &Nat, b: &Nat) -> Nat {
-    collect(a.terms.iter().chain(b.terms.iter()).cloned()).unwrap_or_else(|| opaque(NatOp::Add, a, b))
+    collect(a.terms.iter().chain(b.terms.iter()).cloned())
+        .unwrap_or_else(|| opaque(NatOp::Add, a, b))
 }
 
 /// `a - b` (may be negative for symbolic sizes; evaluation reports that).
 pub fn sub(a: &Nat, b: &Nat) -> Nat {
-    let neg: Option<Vec<_>> = b.terms.iter().map(|(m, c)| Some((m.clone(), c.neg()?))).collect();
+    let neg: Option<Vec<_>> = b
+        .terms
+        .iter()
+        .map(|(m, c)| Some((m.clone(), c.checked_neg()?)))
+        .collect();
     neg.and_then(|neg| collect(a.terms.iter().cloned().chain(neg)))
         .unwrap_or_else(|| opaque(NatOp::Add, a, &opaque(NatOp::Mul, &lit(0), b)))
 }
@@ -194,7 +202,7 @@ pub fn mul(a: &Nat, b: &Nat) -> Nat {
     let mut pairs = Vec::with_capacity(a.terms.len() * b.terms.len());
     for (ma, ca) in &a.terms {
         for (mb, cb) in &b.terms {
-            match ca.mul(*cb) {
+            match ca.checked_mul(*cb) {
                 Some(c) => pairs.push((ma.mul(mb), c)),
                 None => return opaque(NatOp::Mul, a, b),
             }
@@ -210,8 +218,11 @@ pub fn div(a: &Nat, b: &Nat) -> Nat {
         return a.clone();
     }
     if let [(mb, cb)] = b.terms.as_slice() {
-        let divided: Option<Vec<_>> =
-            a.terms.iter().map(|(ma, ca)| Some((ma.div(mb)?, ca.div(*cb)?))).collect();
+        let divided: Option<Vec<_>> = a
+            .terms
+            .iter()
+            .map(|(ma, ca)| Some((ma.div(mb)?, ca.checked_div(*cb)?)))
+            .collect();
         if let Some(pairs) = divided.and_then(collect) {
             return pairs;
         }
@@ -231,7 +242,10 @@ pub fn rem(a: &Nat, b: &Nat) -> Nat {
                 return constant(Rational::int(n % d));
             }
         }
-        if a.terms.iter().all(|(_, c)| c.is_integer() && c.numer() % d == 0) {
+        if a.terms
+            .iter()
+            .all(|(_, c)| c.is_integer() && c.numer() % d == 0)
+        {
             return lit(0);
         }
     }
@@ -272,7 +286,9 @@ impl fmt::Display for NatEvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NatEvalError::Unbound(a) => write!(f, "size variable {a:?} has no value"),
-            NatEvalError::NotIntegral(v) => write!(f, "size evaluates to {v}, which is not a natural number"),
+            NatEvalError::NotIntegral(v) => {
+                write!(f, "size evaluates to {v}, which is not a natural number")
+            }
             NatEvalError::Negative(v) => write!(f, "size evaluates to {v}, which is negative"),
             NatEvalError::DivisionByZero => write!(f, "division by zero in a size"),
             NatEvalError::Overflow => write!(f, "size too large"),
@@ -302,7 +318,9 @@ impl NatPoly {
 
     /// The value, when this is an integer constant.
     pub fn as_integer(&self) -> Option<i128> {
-        self.as_constant().filter(|c| c.is_integer()).map(|c| c.numer())
+        self.as_constant()
+            .filter(|c| c.is_integer())
+            .map(|c| c.numer())
     }
 
     /// The atom, when this nat is exactly one atom.
@@ -334,10 +352,12 @@ impl NatPoly {
             for (a, p) in &m.0 {
                 let v = eval_atom(a, lookup)?;
                 for _ in 0..*p {
-                    term = term.mul(Rational::int(v as i128)).ok_or(NatEvalError::Overflow)?;
+                    term = term
+                        .checked_mul(Rational::int(v as i128))
+                        .ok_or(NatEvalError::Overflow)?;
                 }
             }
-            total = total.add(term).ok_or(NatEvalError::Overflow)?;
+            total = total.checked_add(term).ok_or(NatEvalError::Overflow)?;
         }
         if !total.is_integer() {
             return Err(NatEvalError::NotIntegral(total.to_string()));
@@ -497,7 +517,9 @@ pub fn is_integral_given(n: &Nat, facts: &[Nat]) -> bool {
                     continue;
                 }
                 // rest - k * (m / fm) * fact cancels the term when k = c / fc is an integer.
-                let (Some(multiplier), Some(k)) = (m.div(fm), c.div(*fc)) else { continue };
+                let (Some(multiplier), Some(k)) = (m.div(fm), c.checked_div(*fc)) else {
+                    continue;
+                };
                 if !k.is_integer() {
                     continue;
                 }
@@ -549,7 +571,12 @@ pub fn to_source(n: &Nat, atomic: bool, name: &dyn Fn(&NatAtom) -> String) -> St
         for (a, p) in &m.0 {
             let base = match a {
                 NatAtom::Op(op, x, y) => {
-                    format!("({} {} {})", to_source(x, true, name), op.symbol(), to_source(y, true, name))
+                    format!(
+                        "({} {} {})",
+                        to_source(x, true, name),
+                        op.symbol(),
+                        to_source(y, true, name)
+                    )
                 }
                 leaf => name(leaf),
             };

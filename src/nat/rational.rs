@@ -71,23 +71,29 @@ impl Rational {
     }
 
     /// Checked sum.
-    pub fn add(self, o: Rational) -> Option<Rational> {
-        let num = self.num.checked_mul(o.den)?.checked_add(o.num.checked_mul(self.den)?)?;
+    pub fn checked_add(self, o: Rational) -> Option<Rational> {
+        let num = self
+            .num
+            .checked_mul(o.den)?
+            .checked_add(o.num.checked_mul(self.den)?)?;
         Rational::new(num, self.den.checked_mul(o.den)?)
     }
 
     /// Checked negation.
-    pub fn neg(self) -> Option<Rational> {
-        Some(Rational { num: self.num.checked_neg()?, den: self.den })
+    pub fn checked_neg(self) -> Option<Rational> {
+        Some(Rational {
+            num: self.num.checked_neg()?,
+            den: self.den,
+        })
     }
 
     /// Checked product.
-    pub fn mul(self, o: Rational) -> Option<Rational> {
+    pub fn checked_mul(self, o: Rational) -> Option<Rational> {
         Rational::new(self.num.checked_mul(o.num)?, self.den.checked_mul(o.den)?)
     }
 
     /// Checked quotient; `None` for division by zero.
-    pub fn div(self, o: Rational) -> Option<Rational> {
+    pub fn checked_div(self, o: Rational) -> Option<Rational> {
         if o.num == 0 {
             return None;
         }
@@ -105,7 +111,10 @@ impl Ord for Rational {
     fn cmp(&self, other: &Self) -> Ordering {
         // Denominators are positive, so cross-multiplication preserves the order; fall back to
         // float comparison in the (practically unreachable) overflow case.
-        match (self.num.checked_mul(other.den), other.num.checked_mul(self.den)) {
+        match (
+            self.num.checked_mul(other.den),
+            other.num.checked_mul(self.den),
+        ) {
             (Some(a), Some(b)) => a.cmp(&b),
             _ => (self.num as f64 / self.den as f64)
                 .partial_cmp(&(other.num as f64 / other.den as f64))
@@ -138,8 +147,10 @@ mod tests {
     #[test]
     fn arithmetic_is_exact() {
         let a = Rational::new(1, 32).unwrap();
-        assert_eq!(a.mul(Rational::int(32)), Some(Rational::ONE));
-        assert_eq!(a.add(a).unwrap(), Rational::new(1, 16).unwrap());
-        assert!(Rational::int(i128::MAX).add(Rational::ONE).is_none());
+        assert_eq!(a.checked_mul(Rational::int(32)), Some(Rational::ONE));
+        assert_eq!(a.checked_add(a).unwrap(), Rational::new(1, 16).unwrap());
+        assert!(Rational::int(i128::MAX)
+            .checked_add(Rational::ONE)
+            .is_none());
     }
 }

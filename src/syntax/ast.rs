@@ -22,7 +22,10 @@ impl Span {
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// As a range, for diagnostics.
@@ -143,7 +146,10 @@ pub enum ExprKind {
     /// A natural literal without suffix (`32`): a size argument.
     Nat(u64),
     /// A float literal (`1.5`, `2.0f64`); `suffix` is `None` for the default `f32`.
-    Float { value: f64, suffix: Option<NumSuffix> },
+    Float {
+        value: f64,
+        suffix: Option<NumSuffix>,
+    },
     /// An integer literal with a suffix (`7i32`).
     Int { value: i64, suffix: NumSuffix },
     /// `fun b1 b2 … => body`
