@@ -32,6 +32,7 @@ pub mod cli;
 pub mod core;
 pub mod diagnostics;
 pub mod driver;
+pub mod egraph;
 pub mod elab;
 pub mod interp;
 pub mod nat;

@@ -6,6 +6,7 @@
 //! to. Helper definitions of a source file are already inlined, so a [`TypedProgram`] is one
 //! closed term. [`print`] turns a term back into surface syntax that re-elaborates to the same term.
 
+pub mod debruijn;
 pub mod print;
 
 use crate::nat::Nat;

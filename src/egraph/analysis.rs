@@ -1,0 +1,178 @@
+//! The e-class analysis of typed Rise: the class's type, the variables that may be free in it,
+//! and its smallest term (size and best node only, never a whole term: storing terms per class
+//! makes every merge look like a change and rebuilding pathological, egg issue #239).
+
+use super::lang::{RiseNode, RiseOp};
+use crate::nat::{Nat, NatAtom};
+use crate::types::{Type, TypeNode};
+use egg::{Analysis, DidMerge, EGraph};
+
+/// The analysis (stateless; everything lives in [`ClassData`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RiseAnalysis;
+
+/// The e-graph of typed Rise.
+pub type RiseEGraph = EGraph<RiseNode, RiseAnalysis>;
+
+/// A small sorted set of De Bruijn indices.
+pub type IndexSet = Vec<u32>;
+
+/// What the analysis knows about an e-class.
+#[derive(Clone, Debug)]
+pub struct ClassData {
+    /// The one type of every node in the class.
+    pub ty: Type,
+    /// Expression indices that may be free in some term of the class (a union over its nodes:
+    /// conservative for side conditions, and safe for shifting an extracted representative).
+    pub free: IndexSet,
+    /// Nat indices that may be free, in terms and in their types.
+    pub free_nats: IndexSet,
+    /// Size of the smallest term in the class.
+    pub size: usize,
+    /// The root node of that smallest term.
+    pub best: RiseNode,
+}
+
+impl ClassData {
+    /// Whether expression index `i` may be free.
+    pub fn may_use(&self, i: u32) -> bool {
+        self.free.binary_search(&i).is_ok()
+    }
+}
+
+fn union(a: &IndexSet, b: &IndexSet) -> IndexSet {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+                *x
+            }
+            (Some(x), Some(y)) if x < y => {
+                i += 1;
+                *x
+            }
+            (Some(x), None) => {
+                i += 1;
+                *x
+            }
+            (_, Some(y)) => {
+                j += 1;
+                *y
+            }
+            (None, None) => unreachable!("loop condition"),
+        };
+        out.push(next);
+    }
+    out
+}
+
+/// Removes index 0 and lowers the others: the free set seen from outside a binder.
+fn unbind(s: &IndexSet) -> IndexSet {
+    s.iter().filter(|&&i| i > 0).map(|i| i - 1).collect()
+}
+
+fn nat_indices(n: &Nat, offset: u32, out: &mut Vec<u32>) {
+    n.any_atom(&mut |a| {
+        if let NatAtom::Index(i) = a {
+            if *i >= offset {
+                out.push(i - offset);
+            }
+        }
+        false
+    });
+}
+
+/// The nat indices free in a type.
+pub fn type_free_nats(t: &Type) -> IndexSet {
+    fn go(t: &Type, depth: u32, out: &mut Vec<u32>) {
+        match t.get() {
+            TypeNode::Scalar(_) | TypeNode::Meta(..) => {}
+            TypeNode::Idx(n) => nat_indices(n, depth, out),
+            TypeNode::Array(n, e) | TypeNode::Vector(n, e) => {
+                nat_indices(n, depth, out);
+                go(e, depth, out);
+            }
+            TypeNode::Pair(a, b) | TypeNode::Fun(a, b) => {
+                go(a, depth, out);
+                go(b, depth, out);
+            }
+            TypeNode::NatFun(b) => go(b, depth + 1, out),
+        }
+    }
+    let mut out = Vec::new();
+    go(t, 0, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl Analysis<RiseNode> for RiseAnalysis {
+    type Data = ClassData;
+
+    fn make(egraph: &mut RiseEGraph, enode: &RiseNode, _id: egg::Id) -> ClassData {
+        let child = |i: usize| &egraph[enode.children_ids()[i]].data;
+        let own_nats = type_free_nats(&enode.ty);
+        let (free, free_nats) = match &enode.op {
+            RiseOp::Var(i) => (vec![*i], own_nats),
+            RiseOp::Prim(_) | RiseOp::Literal(_) => (Vec::new(), own_nats),
+            RiseOp::Lambda => (unbind(&child(0).free), union(&own_nats, &child(0).free_nats)),
+            RiseOp::App => (
+                union(&child(0).free, &child(1).free),
+                union(&own_nats, &union(&child(0).free_nats, &child(1).free_nats)),
+            ),
+            RiseOp::NatLambda => (child(0).free.clone(), union(&own_nats, &unbind(&child(0).free_nats))),
+            RiseOp::NatApp(n) => {
+                let mut ns = Vec::new();
+                nat_indices(n, 0, &mut ns);
+                ns.sort_unstable();
+                ns.dedup();
+                (child(0).free.clone(), union(&own_nats, &union(&ns, &child(0).free_nats)))
+            }
+        };
+        let size = enode
+            .children_ids()
+            .iter()
+            .fold(1usize, |acc, c| acc.saturating_add(egraph[*c].data.size));
+        ClassData { ty: enode.ty.clone(), free, free_nats, size, best: enode.clone() }
+    }
+
+    fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        debug_assert_eq!(
+            a.ty, b.ty,
+            "union of e-classes of different types: {} and {}",
+            a.ty, b.ty
+        );
+        let free = union(&a.free, &b.free);
+        let free_nats = union(&a.free_nats, &b.free_nats);
+        let a_changed = free.len() != a.free.len() || free_nats.len() != a.free_nats.len() || b.size < a.size;
+        let b_changed = free.len() != b.free.len() || free_nats.len() != b.free_nats.len() || a.size < b.size;
+        a.free = free;
+        a.free_nats = free_nats;
+        if b.size < a.size {
+            a.size = b.size;
+            a.best = b.best;
+        }
+        DidMerge(a_changed, b_changed)
+    }
+}
+
+impl RiseNode {
+    /// The children as a slice of ids (same as [`egg::Language::children`]).
+    pub fn children_ids(&self) -> &[egg::Id] {
+        egg::Language::children(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_sets() {
+        assert_eq!(union(&vec![0, 2, 5], &vec![1, 2, 7]), vec![0, 1, 2, 5, 7]);
+        assert_eq!(unbind(&vec![0, 1, 3]), vec![0, 2]);
+    }
+}
