@@ -37,5 +37,7 @@ pub mod elab;
 pub mod interp;
 pub mod nat;
 pub mod primitive;
+pub mod rewrite;
+pub mod runner;
 pub mod syntax;
 pub mod types;

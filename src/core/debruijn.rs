@@ -19,9 +19,10 @@ fn rename_at(e: &Expr, depth: u32, map: &dyn Fn(u32) -> Option<u32>) -> Option<E
         ExprKind::Var(i) if *i >= depth => ExprKind::Var(map(i - depth)? + depth),
         ExprKind::Var(i) => ExprKind::Var(*i),
         ExprKind::Lambda(b) => ExprKind::Lambda(Box::new(rename_at(b, depth + 1, map)?)),
-        ExprKind::App(f, a) => {
-            ExprKind::App(Box::new(rename_at(f, depth, map)?), Box::new(rename_at(a, depth, map)?))
-        }
+        ExprKind::App(f, a) => ExprKind::App(
+            Box::new(rename_at(f, depth, map)?),
+            Box::new(rename_at(a, depth, map)?),
+        ),
         ExprKind::NatLambda(b) => ExprKind::NatLambda(Box::new(rename_at(b, depth, map)?)),
         ExprKind::NatApp(f, n) => ExprKind::NatApp(Box::new(rename_at(f, depth, map)?), n.clone()),
         ExprKind::Prim(_) | ExprKind::Literal(_) => return Some(e.clone()),
@@ -36,7 +37,9 @@ pub fn shift_vars(e: &Expr, delta: i64, cutoff: u32) -> Option<Expr> {
         if i < cutoff {
             Some(i)
         } else {
-            u32::try_from(i as i64 + delta).ok().filter(|j| *j >= cutoff || delta >= 0)
+            u32::try_from(i as i64 + delta)
+                .ok()
+                .filter(|j| *j >= cutoff || delta >= 0)
         }
     })
 }
@@ -82,8 +85,12 @@ fn subst_at(e: &Expr, value: &Expr, depth: u32, nat_depth: u32) -> Expr {
             Box::new(subst_at(f, value, depth, nat_depth)),
             Box::new(subst_at(a, value, depth, nat_depth)),
         ),
-        ExprKind::NatLambda(b) => ExprKind::NatLambda(Box::new(subst_at(b, value, depth, nat_depth + 1))),
-        ExprKind::NatApp(f, n) => ExprKind::NatApp(Box::new(subst_at(f, value, depth, nat_depth)), n.clone()),
+        ExprKind::NatLambda(b) => {
+            ExprKind::NatLambda(Box::new(subst_at(b, value, depth, nat_depth + 1)))
+        }
+        ExprKind::NatApp(f, n) => {
+            ExprKind::NatApp(Box::new(subst_at(f, value, depth, nat_depth)), n.clone())
+        }
         ExprKind::Prim(_) | ExprKind::Literal(_) => return e.clone(),
     };
     Expr::new(kind, e.ty.clone())
@@ -95,13 +102,17 @@ pub fn shift_nats(e: &Expr, delta: i64, cutoff: u32) -> Expr {
     if delta == 0 {
         return e.clone();
     }
-    map_nats(e, 0, &|n, d| nat::shift(n, delta, cutoff + d), &|t, d| types::shift_nats(t, delta, cutoff + d))
+    map_nats(e, 0, &|n, d| nat::shift(n, delta, cutoff + d), &|t, d| {
+        types::shift_nats(t, delta, cutoff + d)
+    })
 }
 
 /// Nat beta reduction: `body` with size variable 0 replaced by `value` (given in the context
 /// outside the removed binder) and the other free size variables lowered by one.
 pub fn subst_nat(body: &Expr, value: &Nat) -> Expr {
-    map_nats(body, 0, &|n, d| nat::subst_index(n, d, value), &|t, d| types::subst_nat(t, d, value))
+    map_nats(body, 0, &|n, d| nat::subst_index(n, d, value), &|t, d| {
+        types::subst_nat(t, d, value)
+    })
 }
 
 /// Rebuilds `e` with every size argument and every type transformed; `d` counts the nat
@@ -118,8 +129,12 @@ fn map_nats(
             Box::new(map_nats(f, d, on_nat, on_type)),
             Box::new(map_nats(a, d, on_nat, on_type)),
         ),
-        ExprKind::NatLambda(b) => ExprKind::NatLambda(Box::new(map_nats(b, d + 1, on_nat, on_type))),
-        ExprKind::NatApp(f, n) => ExprKind::NatApp(Box::new(map_nats(f, d, on_nat, on_type)), on_nat(n, d)),
+        ExprKind::NatLambda(b) => {
+            ExprKind::NatLambda(Box::new(map_nats(b, d + 1, on_nat, on_type)))
+        }
+        ExprKind::NatApp(f, n) => {
+            ExprKind::NatApp(Box::new(map_nats(f, d, on_nat, on_type)), on_nat(n, d))
+        }
         other => other.clone(),
     };
     Expr::new(kind, on_type(&e.ty, d))
@@ -140,7 +155,9 @@ mod tests {
         ];
         leaf.prop_recursive(5, 40, 2, |inner| {
             prop_oneof![
-                inner.clone().prop_map(|b| Expr::new(ExprKind::Lambda(Box::new(b)), f32())),
+                inner
+                    .clone()
+                    .prop_map(|b| Expr::new(ExprKind::Lambda(Box::new(b)), f32())),
                 (inner.clone(), inner.clone())
                     .prop_map(|(f, a)| Expr::new(ExprKind::App(Box::new(f), Box::new(a)), f32())),
                 inner.clone().prop_map(|b| Expr::new(
@@ -192,10 +209,15 @@ mod tests {
     fn beta_reduces_under_binders() {
         // (fun x => fun y => x) v  ~>  fun y => v↑
         let ty = fun(f32(), f32());
-        let body = Expr::new(ExprKind::Lambda(Box::new(Expr::new(ExprKind::Var(1), f32()))), ty.clone());
+        let body = Expr::new(
+            ExprKind::Lambda(Box::new(Expr::new(ExprKind::Var(1), f32()))),
+            ty.clone(),
+        );
         let v = Expr::new(ExprKind::Var(5), f32());
         let r = subst_var(&body, &v);
-        let ExprKind::Lambda(inner) = &r.kind else { panic!() };
+        let ExprKind::Lambda(inner) = &r.kind else {
+            panic!()
+        };
         assert_eq!(inner.kind, ExprKind::Var(6));
     }
 }

@@ -7,6 +7,7 @@
 //! closed term. [`print`] turns a term back into surface syntax that re-elaborates to the same term.
 
 pub mod debruijn;
+pub mod normalize;
 pub mod print;
 
 use crate::nat::Nat;

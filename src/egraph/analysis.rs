@@ -118,25 +118,40 @@ impl Analysis<RiseNode> for RiseAnalysis {
         let (free, free_nats) = match &enode.op {
             RiseOp::Var(i) => (vec![*i], own_nats),
             RiseOp::Prim(_) | RiseOp::Literal(_) => (Vec::new(), own_nats),
-            RiseOp::Lambda => (unbind(&child(0).free), union(&own_nats, &child(0).free_nats)),
+            RiseOp::Lambda => (
+                unbind(&child(0).free),
+                union(&own_nats, &child(0).free_nats),
+            ),
             RiseOp::App => (
                 union(&child(0).free, &child(1).free),
                 union(&own_nats, &union(&child(0).free_nats, &child(1).free_nats)),
             ),
-            RiseOp::NatLambda => (child(0).free.clone(), union(&own_nats, &unbind(&child(0).free_nats))),
+            RiseOp::NatLambda => (
+                child(0).free.clone(),
+                union(&own_nats, &unbind(&child(0).free_nats)),
+            ),
             RiseOp::NatApp(n) => {
                 let mut ns = Vec::new();
                 nat_indices(n, 0, &mut ns);
                 ns.sort_unstable();
                 ns.dedup();
-                (child(0).free.clone(), union(&own_nats, &union(&ns, &child(0).free_nats)))
+                (
+                    child(0).free.clone(),
+                    union(&own_nats, &union(&ns, &child(0).free_nats)),
+                )
             }
         };
         let size = enode
             .children_ids()
             .iter()
             .fold(1usize, |acc, c| acc.saturating_add(egraph[*c].data.size));
-        ClassData { ty: enode.ty.clone(), free, free_nats, size, best: enode.clone() }
+        ClassData {
+            ty: enode.ty.clone(),
+            free,
+            free_nats,
+            size,
+            best: enode.clone(),
+        }
     }
 
     fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
@@ -147,8 +162,10 @@ impl Analysis<RiseNode> for RiseAnalysis {
         );
         let free = union(&a.free, &b.free);
         let free_nats = union(&a.free_nats, &b.free_nats);
-        let a_changed = free.len() != a.free.len() || free_nats.len() != a.free_nats.len() || b.size < a.size;
-        let b_changed = free.len() != b.free.len() || free_nats.len() != b.free_nats.len() || a.size < b.size;
+        let a_changed =
+            free.len() != a.free.len() || free_nats.len() != a.free_nats.len() || b.size < a.size;
+        let b_changed =
+            free.len() != b.free.len() || free_nats.len() != b.free_nats.len() || a.size < b.size;
         a.free = free;
         a.free_nats = free_nats;
         if b.size < a.size {

@@ -55,10 +55,18 @@ pub struct RiseNode {
 impl RiseNode {
     /// A node; `children` must have the operator's arity.
     pub fn new(op: RiseOp, children: &[Id], ty: Type) -> RiseNode {
-        assert_eq!(children.len(), op.arity(), "wrong number of children for {op:?}");
+        assert_eq!(
+            children.len(),
+            op.arity(),
+            "wrong number of children for {op:?}"
+        );
         let mut ids = [Id::from(0usize); 2];
         ids[..children.len()].copy_from_slice(children);
-        RiseNode { op, children: ids, ty }
+        RiseNode {
+            op,
+            children: ids,
+            ty,
+        }
     }
 
     /// A leaf node.

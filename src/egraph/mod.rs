@@ -33,6 +33,33 @@ pub fn add_expr(egraph: &mut RiseEGraph, e: &Expr) -> Id {
     egraph.add(RiseNode::new(op, &children, e.ty.clone()))
 }
 
+/// The term as an egg expression (for look-ups with [`egg::EGraph::lookup_expr`]).
+pub fn to_recexpr(e: &Expr) -> egg::RecExpr<RiseNode> {
+    fn go(e: &Expr, rec: &mut egg::RecExpr<RiseNode>) -> Id {
+        let (op, children): (RiseOp, Vec<Id>) = match &e.kind {
+            ExprKind::Var(i) => (RiseOp::Var(*i), vec![]),
+            ExprKind::Lambda(b) => (RiseOp::Lambda, vec![go(b, rec)]),
+            ExprKind::App(f, a) => {
+                let f = go(f, rec);
+                (RiseOp::App, vec![f, go(a, rec)])
+            }
+            ExprKind::NatLambda(b) => (RiseOp::NatLambda, vec![go(b, rec)]),
+            ExprKind::NatApp(f, n) => (RiseOp::NatApp(n.clone()), vec![go(f, rec)]),
+            ExprKind::Prim(p) => (RiseOp::Prim(*p), vec![]),
+            ExprKind::Literal(l) => (RiseOp::Literal(*l), vec![]),
+        };
+        rec.add(RiseNode::new(op, &children, e.ty.clone()))
+    }
+    let mut rec = egg::RecExpr::default();
+    go(e, &mut rec);
+    rec
+}
+
+/// The class that represents `e`, if the e-graph contains it (without adding anything).
+pub fn lookup(egraph: &RiseEGraph, e: &Expr) -> Option<Id> {
+    egraph.lookup_expr(&to_recexpr(e))
+}
+
 /// The smallest term of a class (following each class's best node).
 pub fn extract_smallest(egraph: &RiseEGraph, id: Id) -> Expr {
     let node = &egraph[id].data.best;
@@ -57,7 +84,11 @@ pub fn node_to_expr(node: &RiseNode, child: &mut dyn FnMut(Id) -> Expr) -> Expr 
 /// Adds class `id` with its free expression variables renamed by `map` (extraction-based
 /// shifting). When `map` is the identity on every variable that may be free, the class itself is
 /// returned and nothing is extracted. `None` when `map` rejects a variable of the extracted term.
-pub fn add_renamed(egraph: &mut RiseEGraph, id: Id, map: &dyn Fn(u32) -> Option<u32>) -> Option<Id> {
+pub fn add_renamed(
+    egraph: &mut RiseEGraph,
+    id: Id,
+    map: &dyn Fn(u32) -> Option<u32>,
+) -> Option<Id> {
     if egraph[id].data.free.iter().all(|&i| map(i) == Some(i)) {
         return Some(egraph.find(id));
     }

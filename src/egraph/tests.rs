@@ -3,7 +3,9 @@ use crate::diagnostics::SourceFile;
 use crate::driver::compile_source;
 
 fn program(src: &str) -> Expr {
-    compile_source(&SourceFile::new("t.rise", src), None).unwrap().term
+    compile_source(&SourceFile::new("t.rise", src), None)
+        .unwrap()
+        .term
 }
 
 #[test]
@@ -26,7 +28,11 @@ fn nodes_differing_only_in_type_are_different_classes() {
     add_expr(&mut eg, &e);
     let maps: Vec<_> = eg
         .classes()
-        .filter(|c| c.nodes.iter().any(|n| n.op == RiseOp::Prim(crate::primitive::Primitive::Map)))
+        .filter(|c| {
+            c.nodes
+                .iter()
+                .any(|n| n.op == RiseOp::Prim(crate::primitive::Primitive::Map))
+        })
         .collect();
     assert_eq!(maps.len(), 2);
     check_types(&eg).unwrap();
@@ -39,8 +45,15 @@ fn unions_of_different_types_are_caught_in_debug_builds() {
     let e = program("def f (x : f32) (y : f64) = (x, y)");
     let mut eg = RiseEGraph::default();
     add_expr(&mut eg, &e);
-    let x = eg.lookup(RiseNode::leaf(RiseOp::Var(1), crate::types::f32())).unwrap();
-    let y = eg.lookup(RiseNode::leaf(RiseOp::Var(0), crate::types::scalar(crate::types::ScalarType::F64))).unwrap();
+    let x = eg
+        .lookup(RiseNode::leaf(RiseOp::Var(1), crate::types::f32()))
+        .unwrap();
+    let y = eg
+        .lookup(RiseNode::leaf(
+            RiseOp::Var(0),
+            crate::types::scalar(crate::types::ScalarType::F64),
+        ))
+        .unwrap();
     eg.union(x, y);
     eg.rebuild();
 }
@@ -52,35 +65,14 @@ fn free_variables_are_tracked_per_class() {
     let root = add_expr(&mut eg, &e);
     eg.rebuild();
     assert!(eg[root].data.free.is_empty());
-    let ExprKind::Lambda(outer) = &e.kind else { panic!() };
-    let ExprKind::Lambda(inner) = &outer.kind else { panic!() };
+    let ExprKind::Lambda(outer) = &e.kind else {
+        panic!()
+    };
+    let ExprKind::Lambda(inner) = &outer.kind else {
+        panic!()
+    };
     let body = eg.lookup_expr(&to_recexpr(inner)).unwrap();
     assert_eq!(eg[body].data.free, vec![0, 1]);
-}
-
-fn to_recexpr(e: &Expr) -> egg::RecExpr<RiseNode> {
-    let mut rec = egg::RecExpr::default();
-    fn go(e: &Expr, rec: &mut egg::RecExpr<RiseNode>) -> Id {
-        let node = node_to_expr_ids(e, &mut |c| go(c, rec));
-        rec.add(node)
-    }
-    fn node_to_expr_ids(e: &Expr, child: &mut dyn FnMut(&Expr) -> Id) -> RiseNode {
-        let (op, ch): (RiseOp, Vec<Id>) = match &e.kind {
-            ExprKind::Var(i) => (RiseOp::Var(*i), vec![]),
-            ExprKind::Lambda(b) => (RiseOp::Lambda, vec![child(b)]),
-            ExprKind::App(f, a) => {
-                let f = child(f);
-                (RiseOp::App, vec![f, child(a)])
-            }
-            ExprKind::NatLambda(b) => (RiseOp::NatLambda, vec![child(b)]),
-            ExprKind::NatApp(f, n) => (RiseOp::NatApp(n.clone()), vec![child(f)]),
-            ExprKind::Prim(p) => (RiseOp::Prim(*p), vec![]),
-            ExprKind::Literal(l) => (RiseOp::Literal(*l), vec![]),
-        };
-        RiseNode::new(op, &ch, e.ty.clone())
-    }
-    go(e, &mut rec);
-    rec
 }
 
 #[test]
@@ -90,9 +82,15 @@ fn extraction_based_beta_reduction() {
     let expected = program("def f (x : f32) = 2.0 + x");
     let mut eg = RiseEGraph::default();
     let root = add_expr(&mut eg, &e);
-    let ExprKind::Lambda(body) = &e.kind else { panic!() };
-    let ExprKind::App(lam, arg) = &body.kind else { panic!() };
-    let ExprKind::Lambda(lam_body) = &lam.kind else { panic!() };
+    let ExprKind::Lambda(body) = &e.kind else {
+        panic!()
+    };
+    let ExprKind::App(lam, arg) = &body.kind else {
+        panic!()
+    };
+    let ExprKind::Lambda(lam_body) = &lam.kind else {
+        panic!()
+    };
     let b = add_expr(&mut eg, lam_body);
     let a = add_expr(&mut eg, arg);
     let reduced = add_beta(&mut eg, b, a);

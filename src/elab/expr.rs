@@ -6,7 +6,7 @@ use super::{ETerm, ETermKind, Elaborator, Local};
 use crate::core::Literal;
 use crate::diagnostics::Diagnostic;
 use crate::nat::Nat;
-use crate::primitive::{self, Primitive};
+use crate::primitive::Primitive;
 use crate::syntax::ast::{BinOp, Binder, Expr, ExprKind, NumSuffix, Span};
 use crate::types::{self, MetaKind, ScalarType, Type, TypeNode};
 
@@ -374,20 +374,7 @@ impl Elaborator<'_> {
     }
 
     pub(super) fn prim_node(&mut self, p: Primitive, span: Span) -> ETerm {
-        let scheme = p.scheme();
-        let nats: Vec<Nat> = (0..scheme.nat_vars)
-            .map(|_| self.state.fresh_nat())
-            .collect();
-        let tys: Vec<Type> = (0..scheme.type_vars)
-            .map(|i| {
-                let kind = match scheme.template_kind(i) {
-                    Some(k) => k,
-                    None => MetaKind::Data,
-                };
-                self.state.fresh_type(kind)
-            })
-            .collect();
-        let ty = primitive::instantiate(&scheme, &nats, &tys);
+        let ty = self.state.instantiate_primitive(p);
         ETerm {
             kind: ETermKind::Prim(p),
             ty,

@@ -76,6 +76,16 @@ impl InferState {
         self.type_solutions.insert(id, t);
     }
 
+    /// A fresh instance of a primitive's type scheme.
+    pub fn instantiate_primitive(&mut self, p: crate::primitive::Primitive) -> Type {
+        let scheme = p.scheme();
+        let nats: Vec<Nat> = (0..scheme.nat_vars).map(|_| self.fresh_nat()).collect();
+        let tys: Vec<Type> = (0..scheme.type_vars)
+            .map(|i| self.fresh_type(scheme.template_kind(i).unwrap_or(MetaKind::Data)))
+            .collect();
+        crate::primitive::instantiate(&scheme, &nats, &tys)
+    }
+
     /// Replaces solved size variables in `n` by their solutions.
     pub fn zonk_nat(&self, n: &Nat) -> Nat {
         if self.nat_solutions.is_empty() {
@@ -181,7 +191,11 @@ impl InferState {
         for m in metas {
             if let Some((rest, coeff)) = nat::isolate_meta(&diff, m) {
                 // coeff * m + rest = 0
-                let solution = nat::div(&nat::sub(&nat::lit(0), &rest), &nat::constant(coeff));
+                let solution = nat::div(&nat::sub(&nat::lit(0), &rest), &coeff);
+                if nat::has_op(&solution, nat::NatOp::Div) {
+                    // Not an exact division: wait for more information.
+                    continue;
+                }
                 if let Some(c) = solution.as_constant() {
                     if c.numer() < 0 {
                         return Err(UnifyError::Mismatch);

@@ -462,29 +462,44 @@ pub fn subst_index(n: &Nat, target: u32, value: &Nat) -> Nat {
     })
 }
 
-/// When `n` contains `meta` linearly (one monomial that is exactly `c * meta`, and `meta` nowhere
-/// else), returns `rest` and `c` with `n = c * meta + rest`.
-pub fn isolate_meta(n: &Nat, meta_id: u32) -> Option<(Nat, Rational)> {
+/// When `n` is linear in `meta` (every monomial mentioning it has it as a plain factor, and no
+/// opaque operation mentions it), returns `rest` and the coefficient `c` with
+/// `n = c * meta + rest`; `c` may itself be symbolic (`n * ?m`).
+pub fn isolate_meta(n: &Nat, meta_id: u32) -> Option<(Nat, Nat)> {
     let target = NatAtom::Meta(meta_id);
-    let mut coeff = None;
+    let mut coeff = Vec::new();
     let mut rest = Vec::new();
     for (m, c) in &n.terms {
-        if m.0.len() == 1 && m.0[0] == (target.clone(), 1) {
-            coeff = Some(*c);
-        } else {
-            let mentions = m.0.iter().any(|(a, _)| match a {
-                NatAtom::Op(_, x, y) => {
-                    x.any_atom(&mut |b| *b == target) || y.any_atom(&mut |b| *b == target)
-                }
-                leaf => *leaf == target,
-            });
-            if mentions {
-                return None;
+        let power = m.0.iter().find(|(a, _)| *a == target).map(|(_, p)| *p);
+        let inside_op = m.0.iter().any(|(a, _)| match a {
+            NatAtom::Op(_, x, y) => {
+                x.any_atom(&mut |b| *b == target) || y.any_atom(&mut |b| *b == target)
             }
-            rest.push((m.clone(), *c));
+            _ => false,
+        });
+        if inside_op {
+            return None;
+        }
+        match power {
+            Some(1) => coeff.push((m.div(&Monomial::single(target.clone()))?, *c)),
+            Some(_) => return None,
+            None => rest.push((m.clone(), *c)),
         }
     }
-    Some((intern(rest), coeff?))
+    if coeff.is_empty() {
+        return None;
+    }
+    Some((intern(rest), intern(coeff)))
+}
+
+/// Whether an opaque operation `op` occurs in `n` (at any depth).
+pub fn has_op(n: &Nat, op: NatOp) -> bool {
+    n.terms.iter().any(|(m, _)| {
+        m.0.iter().any(|(a, _)| match a {
+            NatAtom::Op(o, x, y) => *o == op || has_op(x, op) || has_op(y, op),
+            _ => false,
+        })
+    })
 }
 
 /// The ids of the size inference variables in `n`.

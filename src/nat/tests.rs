@@ -82,8 +82,12 @@ fn linear_meta_isolation() {
     // 4 * ?0 - m = 0  gives ?0 = m / 4
     let e = sub(&mul(&lit(4), &meta(0)), &m());
     let (rest, c) = isolate_meta(&e, 0).unwrap();
-    assert_eq!(c, Rational::int(4));
-    assert_eq!(div(&sub(&lit(0), &rest), &constant(c)), div(&m(), &lit(4)));
+    assert_eq!(c, lit(4));
+    assert_eq!(div(&sub(&lit(0), &rest), &c), div(&m(), &lit(4)));
+    // n * ?0 - 2 * n = 0 gives ?0 = 2
+    let e = sub(&mul(&n(), &meta(0)), &mul(&lit(2), &n()));
+    let (rest, c) = isolate_meta(&e, 0).unwrap();
+    assert_eq!(div(&sub(&lit(0), &rest), &c), lit(2));
     assert!(isolate_meta(&mul(&meta(0), &meta(0)), 0).is_none());
 }
 

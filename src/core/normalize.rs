@@ -1,0 +1,143 @@
+//! Beta-eta normal form of core terms, computed directly on the tree.
+//!
+//! Searches start from normal forms so that the e-graph does not fill up with administrative
+//! redexes and so that a goal written with or without them is the same goal. Rise is simply
+//! typed, so reduction terminates; `fuel` bounds the work anyway (normal forms can be
+//! exponentially larger than their terms), and running out of it is an error.
+//!
+//! Reduction: `(fun x => b) a → b[x := a]`, `(fun (n : nat) => b) s → b[n := s]`, and
+//! `fun x => f x → f` when `x` is not free in `f`. Size lambdas are not eta-reduced.
+
+use super::debruijn::{free_vars, shift_vars, subst_nat, subst_var};
+use super::{Expr, ExprKind};
+
+/// Normalisation gave up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfFuel;
+
+impl std::fmt::Display for OutOfFuel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the beta-eta normal form is too large to compute")
+    }
+}
+
+/// The default number of reduction steps and rebuilt nodes allowed.
+pub const DEFAULT_FUEL: usize = 1_000_000;
+
+/// The beta-eta normal form of `e`.
+pub fn beta_eta_normal(e: &Expr) -> Result<Expr, OutOfFuel> {
+    let mut fuel = DEFAULT_FUEL;
+    normal(e, &mut fuel)
+}
+
+fn burn(fuel: &mut usize, amount: usize) -> Result<(), OutOfFuel> {
+    *fuel = fuel.checked_sub(amount).ok_or(OutOfFuel)?;
+    Ok(())
+}
+
+fn normal(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
+    burn(fuel, 1)?;
+    Ok(match &e.kind {
+        ExprKind::App(f, a) => {
+            let f = normal(f, fuel)?;
+            let a = normal(a, fuel)?;
+            match f.kind {
+                ExprKind::Lambda(body) => {
+                    let reduced = subst_var(&body, &a);
+                    burn(fuel, reduced.size())?;
+                    normal(&reduced, fuel)?
+                }
+                kind => Expr::new(
+                    ExprKind::App(Box::new(Expr::new(kind, f.ty)), Box::new(a)),
+                    e.ty.clone(),
+                ),
+            }
+        }
+        ExprKind::NatApp(f, n) => {
+            let f = normal(f, fuel)?;
+            match f.kind {
+                ExprKind::NatLambda(body) => {
+                    let reduced = subst_nat(&body, n);
+                    burn(fuel, reduced.size())?;
+                    normal(&reduced, fuel)?
+                }
+                kind => Expr::new(
+                    ExprKind::NatApp(Box::new(Expr::new(kind, f.ty)), n.clone()),
+                    e.ty.clone(),
+                ),
+            }
+        }
+        ExprKind::Lambda(b) => {
+            let b = normal(b, fuel)?;
+            if let Some(reduced) = eta(&b) {
+                reduced
+            } else {
+                Expr::new(ExprKind::Lambda(Box::new(b)), e.ty.clone())
+            }
+        }
+        ExprKind::NatLambda(b) => Expr::new(
+            ExprKind::NatLambda(Box::new(normal(b, fuel)?)),
+            e.ty.clone(),
+        ),
+        ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => e.clone(),
+    })
+}
+
+/// `f` when `body` is `f x` for the lambda's own `x` and `x` is not free in `f`.
+fn eta(body: &Expr) -> Option<Expr> {
+    let ExprKind::App(f, x) = &body.kind else {
+        return None;
+    };
+    if x.kind != ExprKind::Var(0) || free_vars(f).contains(&0) {
+        return None;
+    }
+    shift_vars(f, -1, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::SourceFile;
+    use crate::driver::compile_source;
+
+    fn program(src: &str) -> Expr {
+        compile_source(&SourceFile::new("t.rise", src), None)
+            .unwrap()
+            .term
+    }
+
+    #[test]
+    fn reduces_beta_and_eta() {
+        let e = program("def p {n : nat} (xs : n.f32) = (fun (g : f32 -> f32) => xs |> map (fun x => g x)) (fun (y : f32) => y + 1.0)");
+        // The parameter itself is eta-reduced away: the normal form is `map (fun y => y + 1.0)`.
+        let goal = program("def p {n : nat} = map (fun (y : f32) => y + 1.0) : n.f32 -> n.f32");
+        assert_eq!(beta_eta_normal(&e).unwrap(), goal);
+    }
+
+    #[test]
+    fn reduces_nat_beta() {
+        let e = program(
+            "def p (xs : 8.f32) = (fun (n : nat) => fun (v : (2*n).f32) => split n v) 4 xs",
+        );
+        let goal = program("def p = split 4 : 8.f32 -> 2.4.f32");
+        assert_eq!(beta_eta_normal(&e).unwrap(), goal);
+    }
+
+    #[test]
+    fn compose_many_normalises_to_repeated_additions() {
+        let add1 = "(fun (y : f32) => y + 1.0)";
+        let compose = "(fun (f : f32 -> f32) (g : f32 -> f32) (x : f32) => f (g x))";
+        let e = program(&format!(
+            "def p = (fun c => (fun a => c a (c a (c a a))) {add1}) {compose}"
+        ));
+        let goal = program("def p = fun (x : f32) => x + 1.0 + 1.0 + 1.0 + 1.0");
+        assert_eq!(beta_eta_normal(&e).unwrap(), goal);
+    }
+
+    #[test]
+    fn normal_forms_are_fixed_points() {
+        let e = program(include_str!("../../examples/matmul.rise"));
+        let n = beta_eta_normal(&e).unwrap();
+        assert_eq!(beta_eta_normal(&n).unwrap(), n);
+    }
+}

@@ -1,0 +1,219 @@
+//! Rewrite rules for typed Rise in the e-graph.
+//!
+//! Most rules are written as two Rise expressions with names ([`pattern`]); their left-hand side
+//! is matched by [`matcher`] and their right-hand side built, typed, by [`instantiate`]. Beta and
+//! nat beta reduction substitute by extraction ([`crate::egraph::add_beta`]). A rule may carry a
+//! condition on its match and *derived* variables computed from a match (used by rules whose
+//! right-hand side is a transformed copy of a matched function, such as vectorisation).
+
+pub mod instantiate;
+pub mod matcher;
+pub mod pattern;
+
+pub use instantiate::{Assumptions, Skip};
+pub use matcher::Bindings;
+
+use crate::diagnostics::Diagnostic;
+use crate::egraph::{add_beta, add_nat_beta, RiseEGraph};
+use egg::Id;
+use pattern::{CompiledRule, Pat, RuleSignature};
+use std::fmt;
+use std::sync::Arc;
+
+/// A condition on a match: the e-graph, the bindings and the matched class.
+pub type Condition = Arc<dyn Fn(&RiseEGraph, &Bindings, Id) -> bool + Send + Sync>;
+
+/// Computes derived variables of a match (adds their classes to the bindings), or rejects it.
+pub type Deriver =
+    Arc<dyn Fn(&mut RiseEGraph, &mut Bindings, &CompiledRule) -> Result<(), Skip> + Send + Sync>;
+
+/// One match of a rule.
+#[derive(Clone, Debug)]
+pub struct Match {
+    /// The matched e-class.
+    pub class: Id,
+    /// What the left-hand side bound.
+    pub bindings: Bindings,
+}
+
+#[derive(Clone)]
+enum Kind {
+    Template {
+        compiled: CompiledRule,
+        condition: Option<Condition>,
+        derive: Option<Deriver>,
+    },
+    Beta,
+    NatBeta,
+}
+
+/// A named rewrite rule.
+#[derive(Clone)]
+pub struct Rule {
+    /// The name (`map-fusion`, `split-join(32)`, …).
+    pub name: String,
+    /// One line saying what it does.
+    pub doc: String,
+    kind: Kind,
+}
+
+impl fmt::Debug for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Rule({})", self.name)
+    }
+}
+
+impl Rule {
+    /// A rule `lhs => rhs` written with names.
+    pub fn new(
+        name: impl Into<String>,
+        doc: impl Into<String>,
+        lhs: &str,
+        rhs: &str,
+    ) -> Result<Rule, Diagnostic> {
+        Rule::with_signature(name, doc, lhs, rhs, &RuleSignature::default())
+    }
+
+    /// A rule with size parameters, derived variables or a lone-variable left-hand side.
+    pub fn with_signature(
+        name: impl Into<String>,
+        doc: impl Into<String>,
+        lhs: &str,
+        rhs: &str,
+        sig: &RuleSignature<'_>,
+    ) -> Result<Rule, Diagnostic> {
+        let compiled = pattern::compile_with(lhs, rhs, sig)?;
+        Ok(Rule {
+            name: name.into(),
+            doc: doc.into(),
+            kind: Kind::Template {
+                compiled,
+                condition: None,
+                derive: None,
+            },
+        })
+    }
+
+    /// Adds a condition every match must satisfy.
+    pub fn when(
+        mut self,
+        c: impl Fn(&RiseEGraph, &Bindings, Id) -> bool + Send + Sync + 'static,
+    ) -> Rule {
+        if let Kind::Template { condition, .. } = &mut self.kind {
+            *condition = Some(Arc::new(c));
+        }
+        self
+    }
+
+    /// Adds a computation of derived variables.
+    pub fn deriving(
+        mut self,
+        d: impl Fn(&mut RiseEGraph, &mut Bindings, &CompiledRule) -> Result<(), Skip>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Rule {
+        if let Kind::Template { derive, .. } = &mut self.kind {
+            *derive = Some(Arc::new(d));
+        }
+        self
+    }
+
+    /// `(fun x => b) a  ~>  b[x := a]`, by extraction.
+    pub fn beta() -> Rule {
+        Rule {
+            name: "beta".into(),
+            doc: "(fun x => b) a = b with a for x (extraction-based substitution)".into(),
+            kind: Kind::Beta,
+        }
+    }
+
+    /// `(fun (n : nat) => b) s  ~>  b[n := s]`, by extraction.
+    pub fn beta_nat() -> Rule {
+        Rule {
+            name: "beta-nat".into(),
+            doc: "(fun (n : nat) => b) s = b with s for n (extraction-based substitution)".into(),
+            kind: Kind::NatBeta,
+        }
+    }
+
+    /// The compiled form of a template rule.
+    pub fn compiled(&self) -> Option<&CompiledRule> {
+        match &self.kind {
+            Kind::Template { compiled, .. } => Some(compiled),
+            _ => None,
+        }
+    }
+
+    fn pattern(&self) -> (Pat, Bindings) {
+        match &self.kind {
+            Kind::Template { compiled, .. } => (
+                compiled.lhs.clone(),
+                Bindings::new(
+                    compiled.expr_vars.len(),
+                    compiled.nat_vars.len(),
+                    &compiled.params,
+                ),
+            ),
+            Kind::Beta => (
+                Pat::App(
+                    Box::new(Pat::Lambda(Box::new(Pat::Var(0)))),
+                    Box::new(Pat::Var(1)),
+                ),
+                Bindings::new(2, 0, &[]),
+            ),
+            Kind::NatBeta => (
+                Pat::NatApp(
+                    Box::new(Pat::NatLambda(Box::new(Pat::Var(0)))),
+                    pattern::NatPat::Var(0),
+                ),
+                Bindings::new(1, 1, &[]),
+            ),
+        }
+    }
+
+    /// Finds up to `limit` matches.
+    pub fn search(&self, egraph: &RiseEGraph, limit: usize) -> Vec<Match> {
+        let (pat, base) = self.pattern();
+        let condition = match &self.kind {
+            Kind::Template { condition, .. } => condition.clone(),
+            _ => None,
+        };
+        matcher::search(egraph, &pat, &base, limit)
+            .into_iter()
+            .filter(|(class, b)| condition.as_ref().is_none_or(|c| c(egraph, b, *class)))
+            .map(|(class, bindings)| Match { class, bindings })
+            .collect()
+    }
+
+    /// Applies the rule to one match; `Ok(true)` when the e-graph changed.
+    pub fn apply(
+        &self,
+        egraph: &mut RiseEGraph,
+        m: &Match,
+        assumptions: &mut Assumptions,
+    ) -> Result<bool, Skip> {
+        let before = egraph.total_number_of_nodes();
+        let new = match &self.kind {
+            Kind::Template {
+                compiled, derive, ..
+            } => {
+                let mut bindings = m.bindings.clone();
+                if let Some(d) = derive {
+                    d(egraph, &mut bindings, compiled)?;
+                }
+                instantiate::instantiate(egraph, &compiled.rhs, &bindings, m.class, assumptions)?
+            }
+            Kind::Beta => add_beta(egraph, m.bindings.expr(0), m.bindings.expr(1)),
+            Kind::NatBeta => {
+                let n = m.bindings.nats[0].clone().expect("nat beta binds its size");
+                add_nat_beta(egraph, m.bindings.expr(0), &n)
+            }
+        };
+        let united = egraph.union(m.class, new);
+        Ok(united || egraph.total_number_of_nodes() != before)
+    }
+}
+
+#[cfg(test)]
+mod tests;
