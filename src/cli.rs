@@ -135,3 +135,64 @@ fn check_facts(p: &TypedProgram, sizes: &[u64]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `risec rules`: every rule of the library as an aligned table: its name with parameters and
+/// its description, and under them its shape (`lhs =>> rhs`).
+pub fn rules() -> String {
+    let catalogue = crate::rules::catalogue();
+    let signatures: Vec<String> = catalogue.iter().map(|r| r.signature()).collect();
+    let width = signatures
+        .iter()
+        .map(|s| s.chars().count())
+        .chain(["rule".len()])
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "{:<width$}  description\n{:<width$}    shape\n\n",
+        "rule", ""
+    );
+    for (info, signature) in catalogue.iter().zip(&signatures) {
+        out.push_str(&format!("{signature:<width$}  {}\n", info.doc));
+        out.push_str(&format!("{:<width$}    {}\n", "", info.shape));
+    }
+    out.push_str(&format!(
+        "\n{} rules. Pass them to `risec prove --rules`, comma-separated, with size arguments \
+         where they take some: `--rules map-fusion,split-join(32)`.\n",
+        catalogue.len()
+    ));
+    out
+}
+
+/// What `risec prove` prints, and whether the goal was found (exit status 0, else 2).
+#[derive(Clone, Debug)]
+pub struct ProveOutput {
+    /// The outcome's summary ([`crate::prove::Outcome::summary`]).
+    pub text: String,
+    /// Whether the goal was found.
+    pub found: bool,
+}
+
+/// `risec prove START GOAL --rules …`: searches for GOAL from START and writes the statistics to
+/// `stats` (as JSON, atomically) when given. Errors (unreadable files, unknown rules, different
+/// types, an unwritable statistics file) are rendered messages.
+pub fn prove(
+    start: &str,
+    goal: &str,
+    options: &crate::prove::ProveOptions,
+    stats: Option<&str>,
+) -> Result<ProveOutput, String> {
+    if let Some(path) = stats {
+        // Fail before a long search rather than after it.
+        crate::prove::check_writable(std::path::Path::new(path))?;
+    }
+    let outcome = crate::prove::prove(start, goal, options)?;
+    let text = outcome.summary();
+    if let Some(path) = stats {
+        crate::prove::write_atomically(std::path::Path::new(path), &outcome.stats_json())
+            .map_err(|e| format!("{text}{e}"))?;
+    }
+    Ok(ProveOutput {
+        text,
+        found: outcome.found,
+    })
+}

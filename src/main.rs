@@ -1,7 +1,13 @@
 //! The `risec` command line. See `risec --help` and README.md.
+//!
+//! Exit status: 0 on success, 1 on any error (usage errors included), and 2 when `risec prove`
+//! did not find its goal.
 
 use clap::{Parser, Subcommand};
+use risec::prove::{parse_duration, parse_size, ProveOptions};
+use risec::runner::Limits;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// risec: a compiler for the Rise functional array language.
 #[derive(Parser, Debug)]
@@ -43,10 +49,61 @@ enum Command {
         #[arg(long)]
         entry: Option<String>,
     },
+    /// List the rewrite rules: name with size parameters, description and shape.
+    Rules,
+    /// Search for GOAL from START by equality saturation with the given rules.
+    ///
+    /// Exits with 0 when the goal is found, 2 when it is not (the e-graph saturated, or a limit
+    /// stopped the search), 1 on errors.
+    Prove {
+        /// The start program (`.rise`).
+        start: String,
+        /// The goal program (`.rise`); its entry point must have the start's type.
+        goal: String,
+        /// The rules, comma-separated, e.g. `map-fusion,map-fission,eta,beta` or
+        /// `split-join(32)`; `risec rules` lists them.
+        #[arg(long, value_name = "RULES")]
+        rules: String,
+        /// Write per-iteration statistics and the summary to this JSON file.
+        #[arg(long, value_name = "FILE")]
+        stats: Option<String>,
+        /// Search from the terms as written, not their beta-eta normal forms.
+        #[arg(long)]
+        no_normalize: bool,
+        /// Time limit, e.g. `10s`, `500ms`, `2m`.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+        time: Duration,
+        /// Limit on e-nodes.
+        #[arg(long, value_name = "N", default_value_t = Limits::default().nodes)]
+        nodes: usize,
+        /// Limit on iterations.
+        #[arg(long, value_name = "N", default_value_t = Limits::default().iterations)]
+        iterations: usize,
+        /// Limit on the process's resident memory, e.g. `4GiB`, `512MiB`.
+        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+        memory: u64,
+        /// Do not let rules assume divisibility facts (`32 divides n`) they cannot prove.
+        #[arg(long)]
+        no_assume: bool,
+        /// The start file's entry point (default: its last definition).
+        #[arg(long)]
+        entry: Option<String>,
+        /// The goal file's entry point (default: its last definition).
+        #[arg(long)]
+        goal_entry: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors are errors (status 1,
+            // so that 2 keeps meaning "goal not found").
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     // Compiler passes recurse over terms; run them on a thread with a generous stack so that
     // deep (but accepted) programs never overflow the main thread's default stack.
     let worker = std::thread::Builder::new()
@@ -63,20 +120,55 @@ fn main() -> ExitCode {
 }
 
 fn run(command: Command) -> ExitCode {
+    let ok = |out: String| (out, ExitCode::SUCCESS);
     let result = match command {
-        Command::Check { file, entry } => risec::cli::check(&file, entry.as_deref()),
+        Command::Check { file, entry } => risec::cli::check(&file, entry.as_deref()).map(ok),
         Command::Eval {
             file,
             size,
             seed,
             entry,
-        } => risec::cli::eval(&file, &size, seed, entry.as_deref()),
-        Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()),
+        } => risec::cli::eval(&file, &size, seed, entry.as_deref()).map(ok),
+        Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
+        Command::Rules => Ok(ok(risec::cli::rules())),
+        Command::Prove {
+            start,
+            goal,
+            rules,
+            stats,
+            no_normalize,
+            time,
+            nodes,
+            iterations,
+            memory,
+            no_assume,
+            entry,
+            goal_entry,
+        } => {
+            let options = ProveOptions {
+                rules,
+                normalize: !no_normalize,
+                limits: Limits {
+                    time,
+                    nodes,
+                    iterations,
+                    memory,
+                    ..Limits::default()
+                },
+                entry,
+                goal_entry,
+                assume: !no_assume,
+            };
+            risec::cli::prove(&start, &goal, &options, stats.as_deref()).map(|out| {
+                let code = if out.found { 0 } else { 2 };
+                (out.text, ExitCode::from(code))
+            })
+        }
     };
     match result {
-        Ok(out) => {
+        Ok((out, code)) => {
             print!("{out}");
-            ExitCode::SUCCESS
+            code
         }
         Err(err) => {
             eprint!("{}", err.trim_end_matches('\n'));

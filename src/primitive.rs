@@ -416,7 +416,7 @@ pub fn instantiate(scheme: &Scheme, nats: &[Nat], tys: &[Type]) -> Type {
                 _ => None,
             })
         },
-        &mut |i, _| tys.get(i as usize).cloned(),
+        &mut |i, _, _| tys.get(i as usize).cloned(),
     )
 }
 

@@ -214,7 +214,7 @@ pub fn run(
 }
 
 fn check_limits(egraph: &RiseEGraph, limits: &Limits, start: Instant) -> Option<StopReason> {
-    if egraph.total_number_of_nodes() > limits.nodes {
+    if egraph.total_size() > limits.nodes {
         Some(StopReason::NodeLimit)
     } else if start.elapsed() > limits.time {
         Some(StopReason::TimeLimit)

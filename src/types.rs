@@ -6,7 +6,8 @@
 //! space (index 0 is the innermost nat binder). [`TypeNode::Meta`] appears only during inference.
 
 use crate::nat::{self, Nat, NatAtom};
-use hashconsing::{consign, HConsed, HashConsign};
+use crate::intern::{self, Table};
+use hashconsing::HConsed;
 use std::fmt;
 
 /// An interned type.
@@ -87,14 +88,12 @@ pub enum TypeNode {
     Meta(u32, MetaKind),
 }
 
-consign! {
-    /// The one factory of interned types.
-    let TYPE_FACTORY = consign(256) for TypeNode;
-}
+/// The one table of interned types.
+static TYPES: Table<TypeNode> = intern::table();
 
 /// Interns a type node.
 pub fn mk(node: TypeNode) -> Type {
-    TYPE_FACTORY.mk(node)
+    intern::intern(&TYPES, node)
 }
 
 /// A scalar type.
@@ -169,30 +168,90 @@ impl TypeNode {
 }
 
 /// Rebuilds `t`, replacing every size with `on_nat(size, depth)` (where `depth` counts the
-/// `(n : nat) ->` binders crossed inside `t`) and every inference variable `m` with `on_meta(m)`
-/// when that returns a type.
+/// `(n : nat) ->` binders crossed inside `t`) and every inference variable `m` with
+/// `on_meta(m, kind, depth)` when that returns a type.
 pub fn rebuild(
     t: &Type,
     depth: u32,
     on_nat: &mut dyn FnMut(&Nat, u32) -> Nat,
-    on_meta: &mut dyn FnMut(u32, MetaKind) -> Option<Type>,
+    on_meta: &mut dyn FnMut(u32, MetaKind, u32) -> Option<Type>,
 ) -> Type {
+    // Unchanged subtrees are returned as they are, without interning them again.
+    let same = |a: &Type, b: &Type| a == b;
     match t.get() {
         TypeNode::Scalar(_) => t.clone(),
-        TypeNode::Idx(n) => idx(on_nat(n, depth)),
-        TypeNode::Array(n, e) => array(on_nat(n, depth), rebuild(e, depth, on_nat, on_meta)),
-        TypeNode::Vector(n, e) => vector(on_nat(n, depth), rebuild(e, depth, on_nat, on_meta)),
-        TypeNode::Pair(a, b) => pair(
-            rebuild(a, depth, on_nat, on_meta),
-            rebuild(b, depth, on_nat, on_meta),
-        ),
-        TypeNode::Fun(a, b) => fun(
-            rebuild(a, depth, on_nat, on_meta),
-            rebuild(b, depth, on_nat, on_meta),
-        ),
-        TypeNode::NatFun(b) => nat_fun(rebuild(b, depth + 1, on_nat, on_meta)),
-        TypeNode::Meta(id, kind) => on_meta(*id, *kind).unwrap_or_else(|| t.clone()),
+        TypeNode::Idx(n) => {
+            let n2 = on_nat(n, depth);
+            if n2 == *n {
+                t.clone()
+            } else {
+                idx(n2)
+            }
+        }
+        TypeNode::Array(n, e) | TypeNode::Vector(n, e) => {
+            let (n2, e2) = (on_nat(n, depth), rebuild(e, depth, on_nat, on_meta));
+            if n2 == *n && same(&e2, e) {
+                t.clone()
+            } else if matches!(t.get(), TypeNode::Array(..)) {
+                array(n2, e2)
+            } else {
+                vector(n2, e2)
+            }
+        }
+        TypeNode::Pair(a, b) | TypeNode::Fun(a, b) => {
+            let (a2, b2) = (rebuild(a, depth, on_nat, on_meta), rebuild(b, depth, on_nat, on_meta));
+            if same(&a2, a) && same(&b2, b) {
+                t.clone()
+            } else if matches!(t.get(), TypeNode::Pair(..)) {
+                pair(a2, b2)
+            } else {
+                fun(a2, b2)
+            }
+        }
+        TypeNode::NatFun(b) => {
+            let b2 = rebuild(b, depth + 1, on_nat, on_meta);
+            if same(&b2, b) {
+                t.clone()
+            } else {
+                nat_fun(b2)
+            }
+        }
+        TypeNode::Meta(id, kind) => on_meta(*id, *kind, depth).unwrap_or_else(|| t.clone()),
     }
+}
+
+/// The nat indices free in `t` (relative to the outside of `t`), sorted.
+pub fn free_nats(t: &Type) -> Vec<u32> {
+    fn nat_indices(n: &Nat, offset: u32, out: &mut Vec<u32>) {
+        n.any_atom(&mut |a| {
+            if let NatAtom::Index(i) = a {
+                if *i >= offset {
+                    out.push(i - offset);
+                }
+            }
+            false
+        });
+    }
+    fn go(t: &Type, depth: u32, out: &mut Vec<u32>) {
+        match t.get() {
+            TypeNode::Scalar(_) | TypeNode::Meta(..) => {}
+            TypeNode::Idx(n) => nat_indices(n, depth, out),
+            TypeNode::Array(n, e) | TypeNode::Vector(n, e) => {
+                nat_indices(n, depth, out);
+                go(e, depth, out);
+            }
+            TypeNode::Pair(a, b) | TypeNode::Fun(a, b) => {
+                go(a, depth, out);
+                go(b, depth, out);
+            }
+            TypeNode::NatFun(b) => go(b, depth + 1, out),
+        }
+    }
+    let mut out = Vec::new();
+    go(t, 0, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Shifts the free nat indices `>= cutoff` of `t` by `delta` (binders inside `t` respected).
@@ -201,7 +260,7 @@ pub fn shift_nats(t: &Type, delta: i64, cutoff: u32) -> Type {
         t,
         0,
         &mut |n, d| nat::shift(n, delta, cutoff + d),
-        &mut |_, _| None,
+        &mut |_, _, _| None,
     )
 }
 
@@ -212,7 +271,7 @@ pub fn subst_nat(t: &Type, target: u32, value: &Nat) -> Type {
         t,
         0,
         &mut |n, d| nat::subst_index(n, target + d, value),
-        &mut |_, _| None,
+        &mut |_, _, _| None,
     )
 }
 

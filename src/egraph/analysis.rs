@@ -4,12 +4,20 @@
 
 use super::lang::{RiseNode, RiseOp};
 use crate::nat::{Nat, NatAtom};
-use crate::types::{Type, TypeNode};
-use egg::{Analysis, DidMerge, EGraph};
+use crate::types::Type;
+use egg::{Analysis, DidMerge, EGraph, Id};
+use std::collections::HashMap;
 
-/// The analysis (stateless; everything lives in [`ClassData`]).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RiseAnalysis;
+/// The analysis. Per-class facts live in [`ClassData`]; the analysis itself keeps memo tables
+/// of extraction-based operations, so that re-applying a rule to the same classes does not
+/// extract, transform and re-add the same terms every iteration.
+#[derive(Clone, Debug, Default)]
+pub struct RiseAnalysis {
+    /// `(class, its smallest size, new index of each free variable)` → renamed class.
+    pub(crate) renamed: HashMap<(Id, usize, Vec<Option<u32>>), Id>,
+    /// `(body, its smallest size, argument, its smallest size)` → beta-reduced class.
+    pub(crate) reduced: HashMap<(Id, usize, Id, usize), Id>,
+}
 
 /// The e-graph of typed Rise.
 pub type RiseEGraph = EGraph<RiseNode, RiseAnalysis>;
@@ -87,26 +95,7 @@ fn nat_indices(n: &Nat, offset: u32, out: &mut Vec<u32>) {
 
 /// The nat indices free in a type.
 pub fn type_free_nats(t: &Type) -> IndexSet {
-    fn go(t: &Type, depth: u32, out: &mut Vec<u32>) {
-        match t.get() {
-            TypeNode::Scalar(_) | TypeNode::Meta(..) => {}
-            TypeNode::Idx(n) => nat_indices(n, depth, out),
-            TypeNode::Array(n, e) | TypeNode::Vector(n, e) => {
-                nat_indices(n, depth, out);
-                go(e, depth, out);
-            }
-            TypeNode::Pair(a, b) | TypeNode::Fun(a, b) => {
-                go(a, depth, out);
-                go(b, depth, out);
-            }
-            TypeNode::NatFun(b) => go(b, depth + 1, out),
-        }
-    }
-    let mut out = Vec::new();
-    go(t, 0, &mut out);
-    out.sort_unstable();
-    out.dedup();
-    out
+    crate::types::free_nats(t)
 }
 
 impl Analysis<RiseNode> for RiseAnalysis {

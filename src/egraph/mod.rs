@@ -7,6 +7,7 @@
 //! the e-graph.
 
 mod analysis;
+pub mod enumerate;
 mod lang;
 
 pub use analysis::{type_free_nats, ClassData, IndexSet, RiseAnalysis, RiseEGraph};
@@ -89,12 +90,23 @@ pub fn add_renamed(
     id: Id,
     map: &dyn Fn(u32) -> Option<u32>,
 ) -> Option<Id> {
-    if egraph[id].data.free.iter().all(|&i| map(i) == Some(i)) {
-        return Some(egraph.find(id));
+    let id = egraph.find(id);
+    let data = &egraph[id].data;
+    let mapped: Vec<Option<u32>> = data.free.iter().map(|&i| map(i)).collect();
+    if data.free.iter().zip(&mapped).all(|(&i, m)| *m == Some(i)) {
+        return Some(id);
+    }
+    // The smallest size identifies the term extraction would return: it only changes when a
+    // smaller term joins the class.
+    let key = (id, data.size, mapped);
+    if let Some(&done) = egraph.analysis.renamed.get(&key) {
+        return Some(egraph.find(done));
     }
     let term = extract_smallest(egraph, id);
     let renamed = debruijn::rename_vars(&term, map)?;
-    Some(add_expr(egraph, &renamed))
+    let new = add_expr(egraph, &renamed);
+    egraph.analysis.renamed.insert(key, new);
+    Some(new)
 }
 
 /// Extraction-based beta reduction of `(fun => body) arg`: adds `body[0 := arg]`.
@@ -103,9 +115,16 @@ pub fn add_beta(egraph: &mut RiseEGraph, body: Id, arg: Id) -> Id {
         // Nothing to substitute: only lower the other free variables.
         return add_renamed(egraph, body, &|i| i.checked_sub(1)).expect("index 0 is not free");
     }
+    let (body, arg) = (egraph.find(body), egraph.find(arg));
+    let key = (body, egraph[body].data.size, arg, egraph[arg].data.size);
+    if let Some(&done) = egraph.analysis.reduced.get(&key) {
+        return egraph.find(done);
+    }
     let b = extract_smallest(egraph, body);
     let a = extract_smallest(egraph, arg);
-    add_expr(egraph, &debruijn::subst_var(&b, &a))
+    let new = add_expr(egraph, &debruijn::subst_var(&b, &a));
+    egraph.analysis.reduced.insert(key, new);
+    new
 }
 
 /// Extraction-based nat beta reduction of `(fun (n : nat) => body) value`.

@@ -155,7 +155,7 @@ impl<'m> Elaborator<'m> {
         });
         self.default_float_literals();
         let mut errors = self.state.check_obligations(&|n| self.show_nat(n));
-        if let Some((a, b, span)) = self.state.postponed().first() {
+        if let Some((a, b, _, span)) = self.state.postponed().first() {
             errors.push(Diagnostic::error(
                 format!(
                     "cannot solve the size equation `{}` = `{}`",
@@ -386,7 +386,7 @@ impl<'m> Elaborator<'m> {
                     n.clone()
                 }
             },
-            &mut |_, _| None,
+            &mut |_, _, _| None,
         );
         if converted.has_metas() || bad.is_some() {
             let detail = match bad {
@@ -498,7 +498,7 @@ fn abstract_binder(t: &Type, id: u32) -> Type {
                 _ => None,
             })
         },
-        &mut |_, _| None,
+        &mut |_, _, _| None,
     )
 }
 

@@ -39,7 +39,7 @@ pub struct InferState {
     type_solutions: HashMap<u32, Type>,
     nat_solutions: HashMap<u32, Nat>,
     next_meta: u32,
-    postponed: Vec<(Nat, Nat, Span)>,
+    postponed: Vec<(Nat, Nat, u32, Span)>,
     /// Integrality requirements, checked at the end.
     pub obligations: Vec<Obligation>,
     /// Sizes known to be natural numbers (from `N / d` in annotations).
@@ -88,53 +88,68 @@ impl InferState {
 
     /// Replaces solved size variables in `n` by their solutions.
     pub fn zonk_nat(&self, n: &Nat) -> Nat {
+        self.zonk_nat_at(n, 0)
+    }
+
+    /// Like [`InferState::zonk_nat`] for a size under `depth` nat binders: solutions are stored
+    /// relative to depth 0, so they are shifted over those binders.
+    fn zonk_nat_at(&self, n: &Nat, depth: u32) -> Nat {
         if self.nat_solutions.is_empty() {
             return n.clone();
         }
         nat::map_atoms(n, &mut |a| match a {
-            NatAtom::Meta(m) => self.nat_solutions.get(m).map(|s| self.zonk_nat(s)),
+            NatAtom::Meta(m) => self.nat_solutions.get(m).map(|s| nat::shift(&self.zonk_nat(s), depth as i64, 0)),
             _ => None,
         })
     }
 
     /// Replaces solved type and size variables in `t` by their solutions.
     pub fn zonk(&self, t: &Type) -> Type {
-        types::rebuild(t, 0, &mut |n, _| self.zonk_nat(n), &mut |id, _| {
-            self.type_solutions.get(&id).map(|s| self.zonk(s))
+        self.zonk_at(t, 0)
+    }
+
+    fn zonk_at(&self, t: &Type, depth: u32) -> Type {
+        if !t.has_metas() {
+            return t.clone();
+        }
+        types::rebuild(t, 0, &mut |n, d| self.zonk_nat_at(n, depth + d), &mut |id, _, d| {
+            self.type_solutions.get(&id).map(|s| types::shift_nats(&self.zonk(s), (depth + d) as i64, 0))
         })
     }
 
     /// Makes `a` and `b` equal, solving inference variables.
     pub fn unify(&mut self, a: &Type, b: &Type, span: Span) -> Result<(), UnifyError> {
-        let (a, b) = (self.zonk(a), self.zonk(b));
-        self.unify_zonked(&a, &b, span)
+        self.unify_at(a, b, 0, span)
     }
 
-    fn unify_zonked(&mut self, a: &Type, b: &Type, span: Span) -> Result<(), UnifyError> {
+    /// Unifies two types that sit under `depth` nat binders (so their nat indices below `depth`
+    /// are bound there and must not escape into a solution).
+    fn unify_at(&mut self, a: &Type, b: &Type, depth: u32, span: Span) -> Result<(), UnifyError> {
+        let (a, b) = (self.zonk_at(a, depth), self.zonk_at(b, depth));
         if a == b {
             return Ok(());
         }
         use TypeNode::*;
         match (a.get(), b.get()) {
-            (Meta(id, kind), _) => self.bind_type(*id, *kind, b),
-            (_, Meta(id, kind)) => self.bind_type(*id, *kind, a),
+            (Meta(id, kind), _) => self.bind_type(*id, *kind, &b, depth),
+            (_, Meta(id, kind)) => self.bind_type(*id, *kind, &a, depth),
             (Scalar(x), Scalar(y)) if x == y => Ok(()),
-            (Idx(n), Idx(m)) => self.unify_nat(n, m, span),
+            (Idx(n), Idx(m)) => self.unify_nat_at(n, m, depth, span),
             (Array(n, x), Array(m, y)) | (Vector(n, x), Vector(m, y)) => {
                 // Elements first: a size mismatch is then reported with complete element types.
-                self.unify(x, y, span)?;
-                self.unify_nat(n, m, span)
+                self.unify_at(x, y, depth, span)?;
+                self.unify_nat_at(n, m, depth, span)
             }
             (Pair(a1, a2), Pair(b1, b2)) | (Fun(a1, a2), Fun(b1, b2)) => {
-                self.unify(a1, b1, span)?;
-                self.unify(a2, b2, span)
+                self.unify_at(a1, b1, depth, span)?;
+                self.unify_at(a2, b2, depth, span)
             }
-            (NatFun(x), NatFun(y)) => self.unify(x, y, span),
+            (NatFun(x), NatFun(y)) => self.unify_at(x, y, depth + 1, span),
             _ => Err(UnifyError::Mismatch),
         }
     }
 
-    fn bind_type(&mut self, id: u32, kind: MetaKind, t: &Type) -> Result<(), UnifyError> {
+    fn bind_type(&mut self, id: u32, kind: MetaKind, t: &Type, depth: u32) -> Result<(), UnifyError> {
         if let TypeNode::Meta(other, other_kind) = t.get() {
             if *other == id {
                 return Ok(());
@@ -150,10 +165,14 @@ impl InferState {
         if occurs(id, t) {
             return Err(UnifyError::Infinite);
         }
+        if types::free_nats(t).first().is_some_and(|&i| i < depth) {
+            // The type mentions a size bound between the variable's scope and here.
+            return Err(UnifyError::Mismatch);
+        }
         if kind == MetaKind::Data && !self.make_data(t) {
             return Err(UnifyError::NotData);
         }
-        self.type_solutions.insert(id, t.clone());
+        self.type_solutions.insert(id, types::shift_nats(t, -(depth as i64), 0));
         Ok(())
     }
 
@@ -180,7 +199,11 @@ impl InferState {
 
     /// Makes two sizes equal, solving a size variable that occurs linearly in their difference.
     pub fn unify_nat(&mut self, a: &Nat, b: &Nat, span: Span) -> Result<(), UnifyError> {
-        let diff = nat::sub(&self.zonk_nat(a), &self.zonk_nat(b));
+        self.unify_nat_at(a, b, 0, span)
+    }
+
+    fn unify_nat_at(&mut self, a: &Nat, b: &Nat, depth: u32, span: Span) -> Result<(), UnifyError> {
+        let diff = nat::sub(&self.zonk_nat_at(a, depth), &self.zonk_nat_at(b, depth));
         if diff.is_zero() {
             return Ok(());
         }
@@ -196,35 +219,37 @@ impl InferState {
                     // Not an exact division: wait for more information.
                     continue;
                 }
+                if solution.any_atom(&mut |a| matches!(a, NatAtom::Index(i) if *i < depth)) {
+                    return Err(UnifyError::Mismatch);
+                }
+                let solution = nat::shift(&solution, -(depth as i64), 0);
                 if let Some(c) = solution.as_constant() {
                     if c.numer() < 0 {
                         return Err(UnifyError::Mismatch);
                     }
                 }
                 if solution.terms().iter().any(|(_, c)| !c.is_integer()) {
-                    self.obligations.push(Obligation {
-                        nat: solution.clone(),
-                        span,
-                    });
+                    self.obligations.push(Obligation { nat: solution.clone(), span });
                 }
                 self.nat_solutions.insert(m, solution);
                 return self.retry_postponed();
             }
         }
-        self.postponed.push((a.clone(), b.clone(), span));
+        self.postponed.push((a.clone(), b.clone(), depth, span));
         Ok(())
     }
 
     fn retry_postponed(&mut self) -> Result<(), UnifyError> {
         let pending = std::mem::take(&mut self.postponed);
-        for (a, b, span) in pending {
-            self.unify_nat(&a, &b, span)?;
+        for (a, b, depth, span) in pending {
+            self.unify_nat_at(&a, &b, depth, span)?;
         }
         Ok(())
     }
 
-    /// Size equations still waiting for a solution.
-    pub fn postponed(&self) -> &[(Nat, Nat, Span)] {
+    /// Size equations still waiting for a solution: the two sides, their nat-binder depth and
+    /// where they arose.
+    pub fn postponed(&self) -> &[(Nat, Nat, u32, Span)] {
         &self.postponed
     }
 

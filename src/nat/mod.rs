@@ -16,7 +16,8 @@ mod rational;
 
 pub use rational::Rational;
 
-use hashconsing::{consign, HConsed, HashConsign};
+use crate::intern::{self, Table};
+use hashconsing::HConsed;
 use std::fmt;
 
 /// An interned, normalised size expression. Equality is a pointer compare.
@@ -116,14 +117,12 @@ pub struct NatPoly {
     terms: Vec<(Monomial, Rational)>,
 }
 
-consign! {
-    /// The one factory of interned nats.
-    let NAT_FACTORY = consign(64) for NatPoly;
-}
+/// The one table of interned nats.
+static NATS: Table<NatPoly> = intern::table();
 
 fn intern(mut terms: Vec<(Monomial, Rational)>) -> Nat {
     terms.sort_by(|a, b| a.0.cmp(&b.0));
-    NAT_FACTORY.mk(NatPoly { terms })
+    intern::intern(&NATS, NatPoly { terms })
 }
 
 /// Accumulates monomials, merging equal ones; `None` once a coefficient overflowed.
@@ -396,40 +395,42 @@ fn eval_atom(a: &NatAtom, lookup: &dyn Fn(&NatAtom) -> Option<u64>) -> Result<u6
 /// or kept when `f` returns `None`. Opaque operations are rebuilt through the normalising
 /// constructors, so a substitution that makes a division exact simplifies it.
 pub fn map_atoms(n: &Nat, f: &mut dyn FnMut(&NatAtom) -> Option<Nat>) -> Nat {
+    // First find the replacements; most calls change nothing and then nothing is rebuilt.
+    let mut replacements: Vec<Option<Nat>> = Vec::new();
     let mut changed = false;
+    for (m, _) in &n.terms {
+        for (a, _) in &m.0 {
+            let r = match a {
+                NatAtom::Op(op, x, y) => {
+                    let (x2, y2) = (map_atoms(x, f), map_atoms(y, f));
+                    if x2 == *x && y2 == *y {
+                        None
+                    } else {
+                        Some(apply_op(*op, &x2, &y2))
+                    }
+                }
+                leaf => f(leaf),
+            };
+            changed |= r.is_some();
+            replacements.push(r);
+        }
+    }
+    if !changed {
+        return n.clone();
+    }
+    let mut replacements = replacements.into_iter();
     let mut acc = lit(0);
     for (m, c) in &n.terms {
         let mut term = constant(*c);
         for (a, p) in &m.0 {
-            let replaced = match a {
-                NatAtom::Op(op, x, y) => {
-                    let (x2, y2) = (map_atoms(x, f), map_atoms(y, f));
-                    if x2 == *x && y2 == *y {
-                        atom(a.clone())
-                    } else {
-                        changed = true;
-                        apply_op(*op, &x2, &y2)
-                    }
-                }
-                leaf => match f(leaf) {
-                    Some(r) => {
-                        changed = true;
-                        r
-                    }
-                    None => atom(leaf.clone()),
-                },
-            };
+            let replaced = replacements.next().flatten().unwrap_or_else(|| atom(a.clone()));
             for _ in 0..*p {
                 term = mul(&term, &replaced);
             }
         }
         acc = add(&acc, &term);
     }
-    if changed {
-        acc
-    } else {
-        n.clone()
-    }
+    acc
 }
 
 /// Applies a nat operation through its normalising constructor.

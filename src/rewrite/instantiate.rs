@@ -9,15 +9,15 @@
 //! facts, or recorded as assumptions when the search may make them, or the match is skipped.
 
 use super::matcher::Bindings;
-use super::pattern::{NatTpl, Renaming, Tpl};
-use crate::core::Literal;
+use super::pattern::{NatTpl, Tpl};
 use crate::egraph::{add_renamed, RiseEGraph, RiseNode, RiseOp};
 use crate::elab::unify::InferState;
 use crate::nat::{self, Nat};
-use crate::primitive::Primitive;
 use crate::syntax::ast::{BinOp, Span};
 use crate::types::{self, MetaKind, Type, TypeNode};
 use egg::Id;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// Why a match was not rewritten.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,20 +66,16 @@ impl Assumptions {
     }
 }
 
-/// A typed right-hand-side node, before it is added.
-enum Inst<'t> {
-    Class(Id, &'t Renaming),
-    Var(u32),
-    Lambda(Box<Typed<'t>>),
-    App(Box<Typed<'t>>, Box<Typed<'t>>),
-    NatApp(Box<Typed<'t>>, Nat),
-    Prim(Primitive),
-    Literal(Literal),
+/// The inferred type of a right-hand-side node, with its children's (mirrors the template).
+struct Typed {
+    ty: Type,
+    children: Vec<Typed>,
 }
 
-struct Typed<'t> {
-    inst: Inst<'t>,
-    ty: Type,
+impl Typed {
+    fn leaf(ty: Type) -> Typed {
+        Typed { ty, children: Vec::new() }
+    }
 }
 
 /// Evaluates a right-hand-side size; `None` when it mentions an unbound size variable.
@@ -101,28 +97,21 @@ pub fn eval_nat(t: &NatTpl, b: &Bindings) -> Option<Nat> {
     })
 }
 
-struct Builder<'a, 't> {
+struct Builder<'a> {
     egraph: &'a RiseEGraph,
     bindings: &'a Bindings,
     state: InferState,
     binders: Vec<Type>,
-    _tpl: std::marker::PhantomData<&'t ()>,
 }
 
-impl<'t> Builder<'_, 't> {
-    fn build(&mut self, t: &'t Tpl) -> Result<Typed<'t>, Skip> {
+impl Builder<'_> {
+    fn build(&mut self, t: &Tpl) -> Result<Typed, Skip> {
         let span = Span::default();
         Ok(match t {
-            Tpl::Var(slot, renaming) => {
+            Tpl::Var(slot, _) => {
                 let id = self.bindings.expr(*slot);
                 let data = &self.egraph[id].data;
-                if data.free.iter().any(|&i| renaming.map(i).is_none()) {
-                    return Err(Skip::FreeVariable);
-                }
-                Typed {
-                    inst: Inst::Class(id, renaming),
-                    ty: data.ty.clone(),
-                }
+                Typed::leaf(data.ty.clone())
             }
             Tpl::Bound(i) => {
                 let ty = self
@@ -130,10 +119,7 @@ impl<'t> Builder<'_, 't> {
                     .len()
                     .checked_sub(*i as usize + 1)
                     .map(|k| self.binders[k].clone());
-                Typed {
-                    inst: Inst::Var(*i),
-                    ty: ty.ok_or(Skip::IllTyped)?,
-                }
+                Typed::leaf(ty.ok_or(Skip::IllTyped)?)
             }
             Tpl::Lambda(body) => {
                 let param = self.state.fresh_type(MetaKind::Any);
@@ -142,10 +128,7 @@ impl<'t> Builder<'_, 't> {
                 self.binders.pop();
                 let b = b?;
                 let ty = types::fun(param, b.ty.clone());
-                Typed {
-                    inst: Inst::Lambda(Box::new(b)),
-                    ty,
-                }
+                Typed { ty, children: vec![b] }
             }
             Tpl::App(f, a) => {
                 let (f, a) = (self.build(f)?, self.build(a)?);
@@ -167,10 +150,7 @@ impl<'t> Builder<'_, 't> {
                     }
                     _ => return Err(Skip::IllTyped),
                 };
-                Typed {
-                    inst: Inst::App(Box::new(f), Box::new(a)),
-                    ty: result,
-                }
+                Typed { ty: result, children: vec![f, a] }
             }
             Tpl::NatApp(f, n) => {
                 let f = self.build(f)?;
@@ -185,21 +165,36 @@ impl<'t> Builder<'_, 't> {
                         span,
                     });
                 }
-                Typed {
-                    inst: Inst::NatApp(Box::new(f), n),
-                    ty,
-                }
+                Typed { ty, children: vec![f] }
             }
-            Tpl::Prim(p) => Typed {
-                inst: Inst::Prim(*p),
-                ty: self.state.instantiate_primitive(*p),
-            },
-            Tpl::Literal(l) => Typed {
-                inst: Inst::Literal(*l),
-                ty: types::scalar(l.scalar_type()),
-            },
+            Tpl::Prim(p) => Typed::leaf(self.state.instantiate_primitive(*p)),
+            Tpl::Literal(l) => Typed::leaf(types::scalar(l.scalar_type())),
         })
     }
+}
+
+/// The types of a right-hand side's nodes for one combination of matched types.
+#[derive(Clone, Debug)]
+struct Typing {
+    /// One type per template node, in pre-order.
+    types: Vec<Type>,
+    /// Sizes that must be natural numbers for the instance to be well typed.
+    obligations: Vec<Nat>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct TypingKey {
+    exprs: Vec<Option<Type>>,
+    nats: Vec<Option<Nat>>,
+    target: Type,
+}
+
+/// Memoised typings of a rule's right-hand side: typing depends only on the types of the matched
+/// classes and the sizes bound, so most applications reuse an earlier result instead of running
+/// unification again.
+#[derive(Debug, Default)]
+pub struct TypingCache {
+    map: HashMap<TypingKey, Result<std::sync::Arc<Typing>, Skip>>,
 }
 
 /// Adds the right-hand side `tpl` for a match of a rule at class `target` and returns its class
@@ -210,64 +205,110 @@ pub fn instantiate(
     bindings: &Bindings,
     target: Id,
     assumptions: &mut Assumptions,
+    cache: &Mutex<TypingCache>,
 ) -> Result<Id, Skip> {
+    check_free_variables(egraph, tpl, bindings)?;
+    let key = TypingKey {
+        exprs: bindings.exprs.iter().map(|b| b.map(|id| egraph[id].data.ty.clone())).collect(),
+        nats: bindings.nats.clone(),
+        target: egraph[target].data.ty.clone(),
+    };
+    let cached = cache.lock().unwrap_or_else(|p| p.into_inner()).map.get(&key).cloned();
+    let typing = match cached {
+        Some(t) => t,
+        None => {
+            let t = type_instance(egraph, tpl, bindings, &key.target).map(std::sync::Arc::new);
+            cache.lock().unwrap_or_else(|p| p.into_inner()).map.insert(key, t.clone());
+            t
+        }
+    }?;
+    if !typing.obligations.is_empty() {
+        // Check every obligation before assuming any, so a rejected match assumes nothing.
+        let mut trial = assumptions.clone();
+        if !typing.obligations.iter().all(|n| trial.admit(n)) {
+            return Err(Skip::Divisibility);
+        }
+        *assumptions = trial;
+    }
+    add_typed(egraph, tpl, bindings, &mut typing.types.iter())
+}
+
+/// A pattern variable may not use a binder the right-hand side does not have where it is used.
+fn check_free_variables(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings) -> Result<(), Skip> {
+    match tpl {
+        Tpl::Var(slot, renaming) => {
+            let free = &egraph[bindings.expr(*slot)].data.free;
+            if free.iter().any(|&i| renaming.map(i).is_none()) {
+                return Err(Skip::FreeVariable);
+            }
+            Ok(())
+        }
+        Tpl::Lambda(b) | Tpl::NatApp(b, _) => check_free_variables(egraph, b, bindings),
+        Tpl::App(f, a) => {
+            check_free_variables(egraph, f, bindings)?;
+            check_free_variables(egraph, a, bindings)
+        }
+        Tpl::Bound(_) | Tpl::Prim(_) | Tpl::Literal(_) => Ok(()),
+    }
+}
+
+/// Infers the types of every node of the instance.
+fn type_instance(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings, target: &Type) -> Result<Typing, Skip> {
     let mut builder = Builder {
         egraph,
         bindings,
         state: InferState::default(),
         binders: Vec::new(),
-        _tpl: std::marker::PhantomData,
     };
     let root = builder.build(tpl)?;
-    let target_ty = egraph[target].data.ty.clone();
-    builder
-        .state
-        .unify(&root.ty, &target_ty, Span::default())
-        .map_err(|_| Skip::IllTyped)?;
+    builder.state.unify(&root.ty, target, Span::default()).map_err(|_| Skip::IllTyped)?;
     let state = builder.state;
     if !state.postponed().is_empty() {
         return Err(Skip::IllTyped);
     }
-    let obligations: Vec<Nat> = state
-        .obligations
-        .iter()
-        .map(|o| state.zonk_nat(&o.nat))
-        .collect();
-    // Check every obligation before assuming any, so a rejected match assumes nothing.
-    let mut trial = assumptions.clone();
-    if !obligations.iter().all(|n| trial.admit(n)) {
-        return Err(Skip::Divisibility);
-    }
-    let id = add(egraph, &root, &state)?;
-    *assumptions = trial;
-    Ok(id)
+    let mut types = Vec::new();
+    collect_types(&root, &state, &mut types)?;
+    let obligations = state.obligations.iter().map(|o| state.zonk_nat(&o.nat)).collect();
+    Ok(Typing { types, obligations })
 }
 
-fn add(egraph: &mut RiseEGraph, t: &Typed<'_>, state: &InferState) -> Result<Id, Skip> {
+fn collect_types(t: &Typed, state: &InferState, out: &mut Vec<Type>) -> Result<(), Skip> {
     let ty = state.zonk(&t.ty);
     if ty.has_metas() {
         return Err(Skip::IllTyped);
     }
-    let node = match &t.inst {
-        Inst::Class(id, renaming) => {
-            return add_renamed(egraph, *id, &|i| renaming.map(i)).ok_or(Skip::FreeVariable);
+    out.push(ty);
+    t.children.iter().try_for_each(|c| collect_types(c, state, out))
+}
+
+/// Adds the instance, taking node types in pre-order from `types`.
+fn add_typed<'a>(
+    egraph: &mut RiseEGraph,
+    tpl: &Tpl,
+    bindings: &Bindings,
+    types: &mut impl Iterator<Item = &'a Type>,
+) -> Result<Id, Skip> {
+    let ty = types.next().ok_or(Skip::IllTyped)?.clone();
+    let node = match tpl {
+        Tpl::Var(slot, renaming) => {
+            return add_renamed(egraph, bindings.expr(*slot), &|i| renaming.map(i)).ok_or(Skip::FreeVariable);
         }
-        Inst::Var(i) => RiseNode::leaf(RiseOp::Var(*i), ty),
-        Inst::Lambda(b) => {
-            let b = add(egraph, b, state)?;
+        Tpl::Bound(i) => RiseNode::leaf(RiseOp::Var(*i), ty),
+        Tpl::Lambda(b) => {
+            let b = add_typed(egraph, b, bindings, types)?;
             RiseNode::new(RiseOp::Lambda, &[b], ty)
         }
-        Inst::App(f, a) => {
-            let f = add(egraph, f, state)?;
-            let a = add(egraph, a, state)?;
+        Tpl::App(f, a) => {
+            let f = add_typed(egraph, f, bindings, types)?;
+            let a = add_typed(egraph, a, bindings, types)?;
             RiseNode::new(RiseOp::App, &[f, a], ty)
         }
-        Inst::NatApp(f, n) => {
-            let f = add(egraph, f, state)?;
-            RiseNode::new(RiseOp::NatApp(state.zonk_nat(n)), &[f], ty)
+        Tpl::NatApp(f, n) => {
+            let f = add_typed(egraph, f, bindings, types)?;
+            RiseNode::new(RiseOp::NatApp(eval_nat(n, bindings).ok_or(Skip::IllTyped)?), &[f], ty)
         }
-        Inst::Prim(p) => RiseNode::leaf(RiseOp::Prim(*p), ty),
-        Inst::Literal(l) => RiseNode::leaf(RiseOp::Literal(*l), ty),
+        Tpl::Prim(p) => RiseNode::leaf(RiseOp::Prim(*p), ty),
+        Tpl::Literal(l) => RiseNode::leaf(RiseOp::Literal(*l), ty),
     };
     Ok(egraph.add(node))
 }

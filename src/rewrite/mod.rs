@@ -18,7 +18,8 @@ use crate::egraph::{add_beta, add_nat_beta, RiseEGraph};
 use egg::Id;
 use pattern::{CompiledRule, Pat, RuleSignature};
 use std::fmt;
-use std::sync::Arc;
+use instantiate::TypingCache;
+use std::sync::{Arc, Mutex};
 
 /// A condition on a match: the e-graph, the bindings and the matched class.
 pub type Condition = Arc<dyn Fn(&RiseEGraph, &Bindings, Id) -> bool + Send + Sync>;
@@ -42,6 +43,7 @@ enum Kind {
         compiled: CompiledRule,
         condition: Option<Condition>,
         derive: Option<Deriver>,
+        typing: Arc<Mutex<TypingCache>>,
     },
     Beta,
     NatBeta,
@@ -90,6 +92,7 @@ impl Rule {
                 compiled,
                 condition: None,
                 derive: None,
+                typing: Arc::default(),
             },
         })
     }
@@ -193,16 +196,26 @@ impl Rule {
         m: &Match,
         assumptions: &mut Assumptions,
     ) -> Result<bool, Skip> {
-        let before = egraph.total_number_of_nodes();
+        let before = egraph.total_size();
         let new = match &self.kind {
             Kind::Template {
-                compiled, derive, ..
+                compiled,
+                derive,
+                typing,
+                ..
             } => {
                 let mut bindings = m.bindings.clone();
                 if let Some(d) = derive {
                     d(egraph, &mut bindings, compiled)?;
                 }
-                instantiate::instantiate(egraph, &compiled.rhs, &bindings, m.class, assumptions)?
+                instantiate::instantiate(
+                    egraph,
+                    &compiled.rhs,
+                    &bindings,
+                    m.class,
+                    assumptions,
+                    typing,
+                )?
             }
             Kind::Beta => add_beta(egraph, m.bindings.expr(0), m.bindings.expr(1)),
             Kind::NatBeta => {
@@ -211,7 +224,7 @@ impl Rule {
             }
         };
         let united = egraph.union(m.class, new);
-        Ok(united || egraph.total_number_of_nodes() != before)
+        Ok(united || egraph.total_size() != before)
     }
 }
 
