@@ -53,11 +53,18 @@ pub type Table<T> = LazyLock<RwLock<HConsign<T, FastBuild>>>;
 
 /// A new, empty table (for a `static`).
 pub const fn table<T: Hash + Eq + Clone>() -> Table<T> {
-    LazyLock::new(|| RwLock::new(HConsign::with_capacity_and_hasher(1024, FastBuild::default())))
+    LazyLock::new(|| {
+        RwLock::new(HConsign::with_capacity_and_hasher(
+            1024,
+            FastBuild::default(),
+        ))
+    })
 }
 
 /// Interns `value` in `table`.
 pub fn intern<T: Hash + Eq + Clone>(table: &Table<T>, value: T) -> HConsed<T> {
-    let mut guard = table.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut guard = table
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     (&mut *guard).mk(value)
 }

@@ -13,7 +13,7 @@
 //! assert_eq!(parse_size("4GiB").unwrap(), 4 << 30);
 //! ```
 
-use crate::core::normalize::beta_eta_normal;
+use crate::core::normalize::program_normal;
 use crate::core::print::{program_nat_to_source, program_type_to_source};
 use crate::core::{Expr, TypedProgram};
 use crate::driver::compile_file;
@@ -120,7 +120,7 @@ impl Problem {
             if !options.normalize {
                 return Ok(p.term.clone());
             }
-            beta_eta_normal(&p.term).map_err(|e| {
+            program_normal(&p.term).map_err(|e| {
                 format!(
                     "error: cannot normalise `{}` ({path}): {e}; try `--no-normalize`",
                     p.name

@@ -5,8 +5,8 @@
 //! lambda or by a dependent function type `(n : nat) -> t` is a De Bruijn index in the nat index
 //! space (index 0 is the innermost nat binder). [`TypeNode::Meta`] appears only during inference.
 
-use crate::nat::{self, Nat, NatAtom};
 use crate::intern::{self, Table};
+use crate::nat::{self, Nat, NatAtom};
 use hashconsing::HConsed;
 use std::fmt;
 
@@ -199,7 +199,10 @@ pub fn rebuild(
             }
         }
         TypeNode::Pair(a, b) | TypeNode::Fun(a, b) => {
-            let (a2, b2) = (rebuild(a, depth, on_nat, on_meta), rebuild(b, depth, on_nat, on_meta));
+            let (a2, b2) = (
+                rebuild(a, depth, on_nat, on_meta),
+                rebuild(b, depth, on_nat, on_meta),
+            );
             if same(&a2, a) && same(&b2, b) {
                 t.clone()
             } else if matches!(t.get(), TypeNode::Pair(..)) {
@@ -222,16 +225,7 @@ pub fn rebuild(
 
 /// The nat indices free in `t` (relative to the outside of `t`), sorted.
 pub fn free_nats(t: &Type) -> Vec<u32> {
-    fn nat_indices(n: &Nat, offset: u32, out: &mut Vec<u32>) {
-        n.any_atom(&mut |a| {
-            if let NatAtom::Index(i) = a {
-                if *i >= offset {
-                    out.push(i - offset);
-                }
-            }
-            false
-        });
-    }
+    use nat::free_indices as nat_indices;
     fn go(t: &Type, depth: u32, out: &mut Vec<u32>) {
         match t.get() {
             TypeNode::Scalar(_) | TypeNode::Meta(..) => {}

@@ -30,6 +30,23 @@ pub fn beta_eta_normal(e: &Expr) -> Result<Expr, OutOfFuel> {
     normal(e, &mut fuel)
 }
 
+/// The normal form of a whole program: its outermost size and value parameters are kept (they
+/// are the program's interface, which eta reduction would otherwise remove, as in
+/// `fun xs => map f xs`), and everything inside them is normalised.
+pub fn program_normal(term: &Expr) -> Result<Expr, OutOfFuel> {
+    match &term.kind {
+        ExprKind::NatLambda(b) => Ok(Expr::new(
+            ExprKind::NatLambda(Box::new(program_normal(b)?)),
+            term.ty.clone(),
+        )),
+        ExprKind::Lambda(b) => Ok(Expr::new(
+            ExprKind::Lambda(Box::new(program_normal(b)?)),
+            term.ty.clone(),
+        )),
+        _ => beta_eta_normal(term),
+    }
+}
+
 fn burn(fuel: &mut usize, amount: usize) -> Result<(), OutOfFuel> {
     *fuel = fuel.checked_sub(amount).ok_or(OutOfFuel)?;
     Ok(())
@@ -112,6 +129,15 @@ mod tests {
         // The parameter itself is eta-reduced away: the normal form is `map (fun y => y + 1.0)`.
         let goal = program("def p {n : nat} = map (fun (y : f32) => y + 1.0) : n.f32 -> n.f32");
         assert_eq!(beta_eta_normal(&e).unwrap(), goal);
+    }
+
+    #[test]
+    fn program_parameters_are_kept() {
+        let e = program(
+            "def p {n : nat} (xs : n.f32) = xs |> map (fun (x : f32) => (fun (y : f32) => y) x)",
+        );
+        let goal = program("def p {n : nat} (xs : n.f32) = xs |> map (fun (x : f32) => x)");
+        assert_eq!(program_normal(&e).unwrap(), goal);
     }
 
     #[test]

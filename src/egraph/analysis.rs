@@ -3,7 +3,6 @@
 //! makes every merge look like a change and rebuilding pathological, egg issue #239).
 
 use super::lang::{RiseNode, RiseOp};
-use crate::nat::{Nat, NatAtom};
 use crate::types::Type;
 use egg::{Analysis, DidMerge, EGraph, Id};
 use std::collections::HashMap;
@@ -82,17 +81,6 @@ fn unbind(s: &IndexSet) -> IndexSet {
     s.iter().filter(|&&i| i > 0).map(|i| i - 1).collect()
 }
 
-fn nat_indices(n: &Nat, offset: u32, out: &mut Vec<u32>) {
-    n.any_atom(&mut |a| {
-        if let NatAtom::Index(i) = a {
-            if *i >= offset {
-                out.push(i - offset);
-            }
-        }
-        false
-    });
-}
-
 /// The nat indices free in a type.
 pub fn type_free_nats(t: &Type) -> IndexSet {
     crate::types::free_nats(t)
@@ -121,7 +109,7 @@ impl Analysis<RiseNode> for RiseAnalysis {
             ),
             RiseOp::NatApp(n) => {
                 let mut ns = Vec::new();
-                nat_indices(n, 0, &mut ns);
+                crate::nat::free_indices(n, 0, &mut ns);
                 ns.sort_unstable();
                 ns.dedup();
                 (

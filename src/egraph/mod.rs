@@ -17,39 +17,34 @@ use crate::core::{debruijn, Expr, ExprKind};
 use crate::nat::Nat;
 use egg::Id;
 
-/// Adds a core term, returning its e-class.
-pub fn add_expr(egraph: &mut RiseEGraph, e: &Expr) -> Id {
+/// The e-node of the root of `e`, with its children turned into ids by `child`.
+fn root_node(e: &Expr, child: &mut dyn FnMut(&Expr) -> Id) -> RiseNode {
     let (op, children): (RiseOp, Vec<Id>) = match &e.kind {
         ExprKind::Var(i) => (RiseOp::Var(*i), vec![]),
-        ExprKind::Lambda(b) => (RiseOp::Lambda, vec![add_expr(egraph, b)]),
+        ExprKind::Lambda(b) => (RiseOp::Lambda, vec![child(b)]),
         ExprKind::App(f, a) => {
-            let f = add_expr(egraph, f);
-            (RiseOp::App, vec![f, add_expr(egraph, a)])
+            let f = child(f);
+            (RiseOp::App, vec![f, child(a)])
         }
-        ExprKind::NatLambda(b) => (RiseOp::NatLambda, vec![add_expr(egraph, b)]),
-        ExprKind::NatApp(f, n) => (RiseOp::NatApp(n.clone()), vec![add_expr(egraph, f)]),
+        ExprKind::NatLambda(b) => (RiseOp::NatLambda, vec![child(b)]),
+        ExprKind::NatApp(f, n) => (RiseOp::NatApp(n.clone()), vec![child(f)]),
         ExprKind::Prim(p) => (RiseOp::Prim(*p), vec![]),
         ExprKind::Literal(l) => (RiseOp::Literal(*l), vec![]),
     };
-    egraph.add(RiseNode::new(op, &children, e.ty.clone()))
+    RiseNode::new(op, &children, e.ty.clone())
+}
+
+/// Adds a core term, returning its e-class.
+pub fn add_expr(egraph: &mut RiseEGraph, e: &Expr) -> Id {
+    let node = root_node(e, &mut |c| add_expr(egraph, c));
+    egraph.add(node)
 }
 
 /// The term as an egg expression (for look-ups with [`egg::EGraph::lookup_expr`]).
 pub fn to_recexpr(e: &Expr) -> egg::RecExpr<RiseNode> {
     fn go(e: &Expr, rec: &mut egg::RecExpr<RiseNode>) -> Id {
-        let (op, children): (RiseOp, Vec<Id>) = match &e.kind {
-            ExprKind::Var(i) => (RiseOp::Var(*i), vec![]),
-            ExprKind::Lambda(b) => (RiseOp::Lambda, vec![go(b, rec)]),
-            ExprKind::App(f, a) => {
-                let f = go(f, rec);
-                (RiseOp::App, vec![f, go(a, rec)])
-            }
-            ExprKind::NatLambda(b) => (RiseOp::NatLambda, vec![go(b, rec)]),
-            ExprKind::NatApp(f, n) => (RiseOp::NatApp(n.clone()), vec![go(f, rec)]),
-            ExprKind::Prim(p) => (RiseOp::Prim(*p), vec![]),
-            ExprKind::Literal(l) => (RiseOp::Literal(*l), vec![]),
-        };
-        rec.add(RiseNode::new(op, &children, e.ty.clone()))
+        let node = root_node(e, &mut |c| go(c, rec));
+        rec.add(node)
     }
     let mut rec = egg::RecExpr::default();
     go(e, &mut rec);

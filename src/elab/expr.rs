@@ -74,19 +74,7 @@ impl Elaborator<'_> {
                 Ok(ie)
             }
             ExprKind::Binary(op, a, b) => {
-                let prim = match op {
-                    BinOp::Add => Primitive::Add,
-                    BinOp::Sub => Primitive::Sub,
-                    BinOp::Mul => Primitive::Mul,
-                    BinOp::Div => Primitive::Div,
-                    BinOp::Mod | BinOp::Pow => {
-                        return Err(Diagnostic::error(
-                            format!("`{op}` is only defined on sizes"),
-                            span,
-                            "expected `+`, `-`, `*` or `/` between values",
-                        ))
-                    }
-                };
+                let prim = self.value_operator(*op, span)?;
                 let p = self.prim_node(prim, span);
                 let ae = self.elab_expr(a)?;
                 let partial = self.apply(p, ae, span, span)?;
@@ -106,18 +94,21 @@ impl Elaborator<'_> {
                 self.apply(partial, be, span, span)
             }
             ExprKind::Section(op) => {
-                let prim = match op {
-                    BinOp::Add => Primitive::Add,
-                    BinOp::Sub => Primitive::Sub,
-                    BinOp::Mul => Primitive::Mul,
-                    BinOp::Div => Primitive::Div,
-                    BinOp::Mod | BinOp::Pow => {
-                        return Err(Diagnostic::error("not a value operator", span, "sizes only"))
-                    }
-                };
+                let prim = self.value_operator(*op, span)?;
                 Ok(self.prim_node(prim, span))
             }
         }
+    }
+
+    /// The primitive of an infix operator between values (`%` and `^` are for sizes only).
+    fn value_operator(&self, op: BinOp, span: Span) -> Result<Primitive, Diagnostic> {
+        op.primitive().ok_or_else(|| {
+            Diagnostic::error(
+                format!("`{op}` is only defined on sizes"),
+                span,
+                "expected `+`, `-`, `*` or `/` between values",
+            )
+        })
     }
 
     fn elab_name(&mut self, name: &str, span: Span) -> Result<ETerm, Diagnostic> {

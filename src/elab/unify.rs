@@ -98,7 +98,10 @@ impl InferState {
             return n.clone();
         }
         nat::map_atoms(n, &mut |a| match a {
-            NatAtom::Meta(m) => self.nat_solutions.get(m).map(|s| nat::shift(&self.zonk_nat(s), depth as i64, 0)),
+            NatAtom::Meta(m) => self
+                .nat_solutions
+                .get(m)
+                .map(|s| nat::shift(&self.zonk_nat(s), depth as i64, 0)),
             _ => None,
         })
     }
@@ -112,9 +115,16 @@ impl InferState {
         if !t.has_metas() {
             return t.clone();
         }
-        types::rebuild(t, 0, &mut |n, d| self.zonk_nat_at(n, depth + d), &mut |id, _, d| {
-            self.type_solutions.get(&id).map(|s| types::shift_nats(&self.zonk(s), (depth + d) as i64, 0))
-        })
+        types::rebuild(
+            t,
+            0,
+            &mut |n, d| self.zonk_nat_at(n, depth + d),
+            &mut |id, _, d| {
+                self.type_solutions
+                    .get(&id)
+                    .map(|s| types::shift_nats(&self.zonk(s), (depth + d) as i64, 0))
+            },
+        )
     }
 
     /// Makes `a` and `b` equal, solving inference variables.
@@ -149,7 +159,13 @@ impl InferState {
         }
     }
 
-    fn bind_type(&mut self, id: u32, kind: MetaKind, t: &Type, depth: u32) -> Result<(), UnifyError> {
+    fn bind_type(
+        &mut self,
+        id: u32,
+        kind: MetaKind,
+        t: &Type,
+        depth: u32,
+    ) -> Result<(), UnifyError> {
         if let TypeNode::Meta(other, other_kind) = t.get() {
             if *other == id {
                 return Ok(());
@@ -172,7 +188,8 @@ impl InferState {
         if kind == MetaKind::Data && !self.make_data(t) {
             return Err(UnifyError::NotData);
         }
-        self.type_solutions.insert(id, types::shift_nats(t, -(depth as i64), 0));
+        self.type_solutions
+            .insert(id, types::shift_nats(t, -(depth as i64), 0));
         Ok(())
     }
 
@@ -229,7 +246,10 @@ impl InferState {
                     }
                 }
                 if solution.terms().iter().any(|(_, c)| !c.is_integer()) {
-                    self.obligations.push(Obligation { nat: solution.clone(), span });
+                    self.obligations.push(Obligation {
+                        nat: solution.clone(),
+                        span,
+                    });
                 }
                 self.nat_solutions.insert(m, solution);
                 return self.retry_postponed();

@@ -423,7 +423,10 @@ pub fn map_atoms(n: &Nat, f: &mut dyn FnMut(&NatAtom) -> Option<Nat>) -> Nat {
     for (m, c) in &n.terms {
         let mut term = constant(*c);
         for (a, p) in &m.0 {
-            let replaced = replacements.next().flatten().unwrap_or_else(|| atom(a.clone()));
+            let replaced = replacements
+                .next()
+                .flatten()
+                .unwrap_or_else(|| atom(a.clone()));
             for _ in 0..*p {
                 term = mul(&term, &replaced);
             }
@@ -491,6 +494,19 @@ pub fn isolate_meta(n: &Nat, meta_id: u32) -> Option<(Nat, Nat)> {
         return None;
     }
     Some((intern(rest), intern(coeff)))
+}
+
+/// Appends to `out` the De Bruijn indices in `n` that are at least `offset`, minus `offset`
+/// (the free indices of a size seen from outside `offset` binders).
+pub fn free_indices(n: &Nat, offset: u32, out: &mut Vec<u32>) {
+    n.any_atom(&mut |a| {
+        if let NatAtom::Index(i) = a {
+            if *i >= offset {
+                out.push(i - offset);
+            }
+        }
+        false
+    });
 }
 
 /// Whether an opaque operation `op` occurs in `n` (at any depth).

@@ -74,7 +74,10 @@ struct Typed {
 
 impl Typed {
     fn leaf(ty: Type) -> Typed {
-        Typed { ty, children: Vec::new() }
+        Typed {
+            ty,
+            children: Vec::new(),
+        }
     }
 }
 
@@ -128,7 +131,10 @@ impl Builder<'_> {
                 self.binders.pop();
                 let b = b?;
                 let ty = types::fun(param, b.ty.clone());
-                Typed { ty, children: vec![b] }
+                Typed {
+                    ty,
+                    children: vec![b],
+                }
             }
             Tpl::App(f, a) => {
                 let (f, a) = (self.build(f)?, self.build(a)?);
@@ -150,7 +156,10 @@ impl Builder<'_> {
                     }
                     _ => return Err(Skip::IllTyped),
                 };
-                Typed { ty: result, children: vec![f, a] }
+                Typed {
+                    ty: result,
+                    children: vec![f, a],
+                }
             }
             Tpl::NatApp(f, n) => {
                 let f = self.build(f)?;
@@ -165,7 +174,10 @@ impl Builder<'_> {
                         span,
                     });
                 }
-                Typed { ty, children: vec![f] }
+                Typed {
+                    ty,
+                    children: vec![f],
+                }
             }
             Tpl::Prim(p) => Typed::leaf(self.state.instantiate_primitive(*p)),
             Tpl::Literal(l) => Typed::leaf(types::scalar(l.scalar_type())),
@@ -209,16 +221,29 @@ pub fn instantiate(
 ) -> Result<Id, Skip> {
     check_free_variables(egraph, tpl, bindings)?;
     let key = TypingKey {
-        exprs: bindings.exprs.iter().map(|b| b.map(|id| egraph[id].data.ty.clone())).collect(),
+        exprs: bindings
+            .exprs
+            .iter()
+            .map(|b| b.map(|id| egraph[id].data.ty.clone()))
+            .collect(),
         nats: bindings.nats.clone(),
         target: egraph[target].data.ty.clone(),
     };
-    let cached = cache.lock().unwrap_or_else(|p| p.into_inner()).map.get(&key).cloned();
+    let cached = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .map
+        .get(&key)
+        .cloned();
     let typing = match cached {
         Some(t) => t,
         None => {
             let t = type_instance(egraph, tpl, bindings, &key.target).map(std::sync::Arc::new);
-            cache.lock().unwrap_or_else(|p| p.into_inner()).map.insert(key, t.clone());
+            cache
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .map
+                .insert(key, t.clone());
             t
         }
     }?;
@@ -253,7 +278,12 @@ fn check_free_variables(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings) -> 
 }
 
 /// Infers the types of every node of the instance.
-fn type_instance(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings, target: &Type) -> Result<Typing, Skip> {
+fn type_instance(
+    egraph: &RiseEGraph,
+    tpl: &Tpl,
+    bindings: &Bindings,
+    target: &Type,
+) -> Result<Typing, Skip> {
     let mut builder = Builder {
         egraph,
         bindings,
@@ -261,14 +291,21 @@ fn type_instance(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings, target: &T
         binders: Vec::new(),
     };
     let root = builder.build(tpl)?;
-    builder.state.unify(&root.ty, target, Span::default()).map_err(|_| Skip::IllTyped)?;
+    builder
+        .state
+        .unify(&root.ty, target, Span::default())
+        .map_err(|_| Skip::IllTyped)?;
     let state = builder.state;
     if !state.postponed().is_empty() {
         return Err(Skip::IllTyped);
     }
     let mut types = Vec::new();
     collect_types(&root, &state, &mut types)?;
-    let obligations = state.obligations.iter().map(|o| state.zonk_nat(&o.nat)).collect();
+    let obligations = state
+        .obligations
+        .iter()
+        .map(|o| state.zonk_nat(&o.nat))
+        .collect();
     Ok(Typing { types, obligations })
 }
 
@@ -278,7 +315,9 @@ fn collect_types(t: &Typed, state: &InferState, out: &mut Vec<Type>) -> Result<(
         return Err(Skip::IllTyped);
     }
     out.push(ty);
-    t.children.iter().try_for_each(|c| collect_types(c, state, out))
+    t.children
+        .iter()
+        .try_for_each(|c| collect_types(c, state, out))
 }
 
 /// Adds the instance, taking node types in pre-order from `types`.
@@ -291,7 +330,8 @@ fn add_typed<'a>(
     let ty = types.next().ok_or(Skip::IllTyped)?.clone();
     let node = match tpl {
         Tpl::Var(slot, renaming) => {
-            return add_renamed(egraph, bindings.expr(*slot), &|i| renaming.map(i)).ok_or(Skip::FreeVariable);
+            return add_renamed(egraph, bindings.expr(*slot), &|i| renaming.map(i))
+                .ok_or(Skip::FreeVariable);
         }
         Tpl::Bound(i) => RiseNode::leaf(RiseOp::Var(*i), ty),
         Tpl::Lambda(b) => {
@@ -305,7 +345,11 @@ fn add_typed<'a>(
         }
         Tpl::NatApp(f, n) => {
             let f = add_typed(egraph, f, bindings, types)?;
-            RiseNode::new(RiseOp::NatApp(eval_nat(n, bindings).ok_or(Skip::IllTyped)?), &[f], ty)
+            RiseNode::new(
+                RiseOp::NatApp(eval_nat(n, bindings).ok_or(Skip::IllTyped)?),
+                &[f],
+                ty,
+            )
         }
         Tpl::Prim(p) => RiseNode::leaf(RiseOp::Prim(*p), ty),
         Tpl::Literal(l) => RiseNode::leaf(RiseOp::Literal(*l), ty),

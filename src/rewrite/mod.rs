@@ -16,9 +16,9 @@ pub use matcher::Bindings;
 use crate::diagnostics::Diagnostic;
 use crate::egraph::{add_beta, add_nat_beta, RiseEGraph};
 use egg::Id;
+use instantiate::TypingCache;
 use pattern::{CompiledRule, Pat, RuleSignature};
 use std::fmt;
-use instantiate::TypingCache;
 use std::sync::{Arc, Mutex};
 
 /// A condition on a match: the e-graph, the bindings and the matched class.

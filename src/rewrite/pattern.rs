@@ -264,13 +264,8 @@ fn literal(e: &Expr) -> Result<Option<Literal>, Diagnostic> {
 }
 
 fn binop_prim(op: BinOp, e: &Expr) -> Result<Primitive, Diagnostic> {
-    Ok(match op {
-        BinOp::Add => Primitive::Add,
-        BinOp::Sub => Primitive::Sub,
-        BinOp::Mul => Primitive::Mul,
-        BinOp::Div => Primitive::Div,
-        BinOp::Mod | BinOp::Pow => return Err(unsupported(e, "this operator")),
-    })
+    op.primitive()
+        .ok_or_else(|| unsupported(e, "this operator"))
 }
 
 /// Desugars surface forms shared by both sides into plain application spines.

@@ -43,9 +43,6 @@ pub fn catalogue() -> &'static [RuleInfo] {
     library::CATALOGUE
 }
 
-/// Former names still accepted by [`lookup`]: `(old, current)`.
-pub const RENAMED: &[(&str, &str)] = &[("remove-transpose-pair", "transpose-pair-elimination")];
-
 /// Builds the rule named by `spec` (`eta`, `split-join(32)`).
 pub fn lookup(spec: &str) -> Result<Rule, String> {
     let spec = spec.trim();
@@ -63,10 +60,6 @@ pub fn lookup(spec: &str) -> Result<Rule, String> {
         }
         None => (spec, Vec::new()),
     };
-    let name = RENAMED
-        .iter()
-        .find(|(old, _)| *old == name)
-        .map_or(name, |(_, new)| *new);
     let info = catalogue().iter().find(|r| r.name == name).ok_or_else(|| {
         let close: Vec<&str> = catalogue()
             .iter()

@@ -20,7 +20,7 @@
 //!
 //! Negative checks (a rule must not fire where its side condition fails) use [`applications`].
 
-use crate::core::normalize::beta_eta_normal;
+use crate::core::normalize::program_normal;
 use crate::core::print::{program_nat_to_source, program_to_source};
 use crate::core::{Expr, TypedProgram};
 use crate::diagnostics::SourceFile;
@@ -276,7 +276,7 @@ fn elaborate(source: &str, normalize: bool) -> Result<(TypedProgram, Expr), Stri
     let program =
         compile_source(&SourceFile::new("instance.rise", source), None).map_err(|e| e.render())?;
     let term = if normalize {
-        beta_eta_normal(&program.term).map_err(|e| e.to_string())?
+        program_normal(&program.term).map_err(|e| e.to_string())?
     } else {
         program.term.clone()
     };

@@ -103,6 +103,19 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// The primitive an expression-level operator stands for (`+` is `add`); `None` for the
+    /// size-only operators `%` and `^`.
+    pub fn primitive(self) -> Option<crate::primitive::Primitive> {
+        use crate::primitive::Primitive;
+        match self {
+            BinOp::Add => Some(Primitive::Add),
+            BinOp::Sub => Some(Primitive::Sub),
+            BinOp::Mul => Some(Primitive::Mul),
+            BinOp::Div => Some(Primitive::Div),
+            BinOp::Mod | BinOp::Pow => None,
+        }
+    }
+
     /// The operator as written.
     pub fn symbol(self) -> &'static str {
         match self {
