@@ -49,3 +49,13 @@ pub fn compile_file(path: &str, entry: Option<&str>) -> Result<TypedProgram, Str
     let file = SourceFile::new(path, text);
     compile_source(&file, entry).map_err(|e| e.render())
 }
+
+/// The typed term of a test program; panics with the rendered diagnostics if it does not compile.
+#[cfg(test)]
+pub(crate) fn test_term(source: &str) -> crate::core::Expr {
+    let file = SourceFile::new("test.rise", source);
+    match compile_source(&file, None) {
+        Ok(p) => p.term,
+        Err(e) => panic!("test program does not compile:\n{}", e.render()),
+    }
+}

@@ -114,14 +114,8 @@ fn eta(body: &Expr) -> Option<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::SourceFile;
-    use crate::driver::compile_source;
 
-    fn program(src: &str) -> Expr {
-        compile_source(&SourceFile::new("t.rise", src), None)
-            .unwrap()
-            .term
-    }
+    use crate::driver::test_term as program;
 
     #[test]
     fn reduces_beta_and_eta() {

@@ -171,16 +171,10 @@ impl<'a> Enumerator<'a> {
 mod tests {
     use super::*;
     use crate::core::ExprKind;
-    use crate::diagnostics::SourceFile;
-    use crate::driver::compile_source;
     use crate::egraph::{add_expr, RiseOp};
     use std::collections::HashSet;
 
-    fn program(src: &str) -> Expr {
-        compile_source(&SourceFile::new("t.rise", src), None)
-            .unwrap()
-            .term
-    }
+    use crate::driver::test_term as program;
 
     #[test]
     fn a_plain_term_enumerates_to_itself() {

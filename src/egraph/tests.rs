@@ -1,12 +1,6 @@
 use super::*;
-use crate::diagnostics::SourceFile;
-use crate::driver::compile_source;
 
-fn program(src: &str) -> Expr {
-    compile_source(&SourceFile::new("t.rise", src), None)
-        .unwrap()
-        .term
-}
+use crate::driver::test_term as program;
 
 #[test]
 fn terms_round_trip_through_the_egraph() {

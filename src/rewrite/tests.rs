@@ -1,15 +1,9 @@
 use super::*;
 use crate::core::print::expr_to_source;
 use crate::core::Expr;
-use crate::diagnostics::SourceFile;
-use crate::driver::compile_source;
 use crate::egraph::{add_expr, check_types, extract_smallest};
 
-fn program(src: &str) -> Expr {
-    compile_source(&SourceFile::new("t.rise", src), None)
-        .unwrap()
-        .term
-}
+use crate::driver::test_term as program;
 
 /// Applies `rule` once to every match and returns the e-graph and the root.
 fn apply_once(rule: &Rule, e: &Expr, assumptions: &mut Assumptions) -> (RiseEGraph, Id, usize) {
