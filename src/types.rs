@@ -284,7 +284,9 @@ pub fn to_source(
     write_type(t, nat_names, other, false)
 }
 
-fn nat_source(
+/// Writes a size in surface syntax: nat index `i` is named by `names` (innermost last), other
+/// atoms by `other`; `atomic` parenthesises compound sizes.
+pub fn nat_to_source(
     n: &Nat,
     names: &[String],
     other: &dyn Fn(&NatAtom) -> String,
@@ -316,18 +318,18 @@ fn write_type(
 ) -> String {
     match t.get() {
         TypeNode::Scalar(s) => s.name().to_string(),
-        TypeNode::Idx(n) => format!("idx[{}]", nat_source(n, names, other, false)),
+        TypeNode::Idx(n) => format!("idx[{}]", nat_to_source(n, names, other, false)),
         TypeNode::Array(n, e) => {
             format!(
                 "{}.{}",
-                nat_source(n, names, other, true),
+                nat_to_source(n, names, other, true),
                 write_type(e, names, other, true)
             )
         }
         TypeNode::Vector(n, e) => {
             format!(
                 "<{}>{}",
-                nat_source(n, names, other, false),
+                nat_to_source(n, names, other, false),
                 write_type(e, names, other, true)
             )
         }

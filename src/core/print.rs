@@ -6,7 +6,7 @@
 //! the term has that shape. Bound variables get generated names that cannot clash.
 
 use super::{Expr, ExprKind, Literal, TypedProgram};
-use crate::nat::{self, Nat, NatAtom};
+use crate::nat::{self, Nat};
 use crate::primitive::Primitive;
 use crate::types::{self, Type, TypeNode};
 
@@ -111,15 +111,7 @@ impl Printer {
     }
 
     fn nat_with(&self, n: &Nat, atomic: bool) -> String {
-        let names = &self.nats;
-        nat::to_source(n, atomic, &|a| match a {
-            NatAtom::Index(i) => names
-                .len()
-                .checked_sub(*i as usize + 1)
-                .map(|k| names[k].clone())
-                .unwrap_or_else(|| format!("#{i}")),
-            other => nat::default_atom_name(other),
-        })
+        types::nat_to_source(n, &self.nats, &nat::default_atom_name, atomic)
     }
 
     fn expr(&mut self, e: &Expr, prec: Prec) -> String {

@@ -311,14 +311,7 @@ pub fn program_signature(p: &TypedProgram) -> Result<(Vec<Type>, Type), EvalErro
 fn name_sizes(err: EvalError, n: &Nat, names: &[String]) -> EvalError {
     match err {
         EvalError::Size { error, .. } => {
-            let size = nat::to_source(n, false, &|a| match a {
-                NatAtom::Index(i) => names
-                    .len()
-                    .checked_sub(*i as usize + 1)
-                    .map(|k| names[k].clone())
-                    .unwrap_or_else(|| format!("#{i}")),
-                other => nat::default_atom_name(other),
-            });
+            let size = crate::types::nat_to_source(n, names, &nat::default_atom_name, false);
             EvalError::Size { size, error }
         }
         other => other,
