@@ -158,6 +158,28 @@ fn binomial_is_found() {
 }
 
 #[test]
+fn binomial_with_kernels_as_parameters_is_found() {
+    let out = risec(&[
+        "prove",
+        &start("binomial-parametric"),
+        &goal("binomial-parametric"),
+        "--rules",
+        "transpose-pair-elimination,map-fusion,map-fission,slide-before-map,\
+         map-slide-before-transpose,slide-before-map-map-f,separate-dot-vh,separate-dot-hv,\
+         eta,beta",
+        "--time",
+        "60s",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
 fn an_unreachable_goal_saturates() {
     let dir = temp_dir("saturates");
     let target = swapped(&dir);
