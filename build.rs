@@ -1,3 +1,5 @@
+//! Generates the parser from `grammar/rise.lalrpop` with LALRPOP at build time.
+
 fn main() {
     lalrpop::Configuration::new()
         .set_in_dir("grammar")

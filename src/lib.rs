@@ -2,12 +2,13 @@
 //!
 //! Users write a naive program (`matmul.rise`) and *sketches* of the optimised program they want;
 //! risec finds an equivalent program of that shape by sketch-guided equality saturation and
-//! lowers it to C. This crate currently provides the front end of that pipeline:
+//! lowers it to C. This crate currently provides the front end and equality saturation:
 //!
 //! ```text
 //! .rise ─ syntax::lexer + syntax::parser ─▶ syntax::ast (spans) ─ elab ─▶ core::TypedProgram
 //!        (logos, LALRPOP)                                (De Bruijn, inferred types)
-//!                                                   ─ interp ─▶ values (the reference semantics)
+//!   ─ core::normalize ─▶ egraph (typed e-classes) ─ runner + rules ─▶ prove: found / not found
+//!   ─ interp ─▶ values (the reference semantics every rule is validated against)
 //! ```
 //!
 //! * [`nat`]: size expressions, normalised polynomials (`(m/32)*32 == m`), hash-consed.
@@ -15,7 +16,12 @@
 //! * [`primitive`]: the primitives and their type schemes.
 //! * [`syntax`]: lexer, parser and surface tree of `.rise` files.
 //! * [`elab`]: names → De Bruijn indices, helper inlining, type inference, divisibility facts.
-//! * [`core`]: the typed core IR and its printer back to surface syntax.
+//! * [`core`]: the typed core IR, De Bruijn operations, beta-eta normal form, printer.
+//! * [`egraph`]: typed Rise on egg: e-nodes, class analysis, extraction-based substitution.
+//! * [`rewrite`]: rules written with names, e-matching, typed right-hand-side instantiation.
+//! * [`rules`]: the named rule library and its interpreter-based validation.
+//! * [`runner`]: the saturation loop with its limits; [`prove`]: `risec prove`.
+//! * [`intern`]: the hash-consing tables behind [`nat`] and [`types`].
 //! * [`interp`]: the reference interpreter and random inputs.
 //! * [`diagnostics`]: errors with file:line:col and underlined source.
 //! * [`driver`], [`cli`]: the pipeline as one call, and the `risec` subcommands.
@@ -27,6 +33,8 @@
 //! let program = risec::driver::compile_source(&file, None).unwrap();
 //! assert_eq!(risec::core::print::program_type_to_source(&program), "(n : nat) -> n.f32 -> n.f32 -> f32");
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod cli;
 pub mod core;

@@ -4,7 +4,7 @@
 //! ([`ExprKind::Lambda`]) binds expression index 0 and shifts only expression indices; a nat
 //! lambda ([`ExprKind::NatLambda`]) binds nat index 0, which types and nat arguments below it refer
 //! to. Helper definitions of a source file are already inlined, so a [`TypedProgram`] is one
-//! closed term. [`print`] turns a term back into surface syntax that re-elaborates to the same term.
+//! closed term. The [`print`](mod@print) module turns a term back into surface syntax that re-elaborates to the same term.
 
 pub mod debruijn;
 pub mod normalize;

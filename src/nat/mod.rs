@@ -5,7 +5,7 @@
 //! coefficient `1/32`, so `(m/32)*32` and `m` are the same value, and structural equality of two
 //! interned nats (a pointer compare) is semantic equality for every form that matters when
 //! rewriting Rise programs. Division by a constant is exact here; whether the result is a natural
-//! number is a separate question answered by [`Nat::is_integral_given`] against the divisibility
+//! number is a separate question answered by [`is_integral_given`] against the divisibility
 //! facts the type checker records.
 //!
 //! Operations that are not polynomial (`a / b` and `a % b` with a symbolic divisor, `a ^ b` with a

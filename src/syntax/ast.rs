@@ -160,11 +160,18 @@ pub enum ExprKind {
     Nat(u64),
     /// A float literal (`1.5`, `2.0f64`); `suffix` is `None` for the default `f32`.
     Float {
+        /// The value as written.
         value: f64,
+        /// The type suffix, if any.
         suffix: Option<NumSuffix>,
     },
     /// An integer literal with a suffix (`7i32`).
-    Int { value: i64, suffix: NumSuffix },
+    Int {
+        /// The value as written.
+        value: i64,
+        /// The type suffix.
+        suffix: NumSuffix,
+    },
     /// `fun b1 b2 … => body`
     Lambda(Vec<Binder>, Box<Expr>),
     /// `let x = value in body`
