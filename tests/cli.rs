@@ -1,31 +1,8 @@
 //! End-to-end tests of the `risec` binary: what a user sees on the shipped examples and on errors.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn risec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_risec"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("risec runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Writes `text` to a fresh file in the target directory and returns its path.
-fn temp_file(name: &str, text: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
+use common::{risec, stderr, stdout, temp_file};
 
 #[test]
 fn check_succeeds_on_every_example() {

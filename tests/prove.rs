@@ -2,17 +2,12 @@
 //! cannot be reached (the search must stop at its limit, quickly, with status 2 and the limit
 //! named), errors (status 1), and the statistics file.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod common;
 
-fn risec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_risec"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("risec runs")
-}
+use common::{risec, stderr, stdout};
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, Instant};
 
 /// Runs risec and also returns how long it took.
 fn timed(args: &[&str]) -> (Output, Duration) {
@@ -21,12 +16,9 @@ fn timed(args: &[&str]) -> (Output, Duration) {
     (out, began.elapsed())
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// Borrows owned arguments for [`risec`].
+fn args(owned: &[String]) -> Vec<&str> {
+    owned.iter().map(String::as_str).collect()
 }
 
 /// A fresh, empty folder in the target directory for one test.
@@ -46,6 +38,19 @@ fn goal(goal: &str) -> String {
 }
 
 const MAP_RULES: &str = "map-fusion,map-fission,eta,beta";
+
+/// `risec prove` from the map fission/fusion start to `target` with `rules` and `extra` options.
+fn prove_from_map_start(target: &str, rules: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "prove".to_string(),
+        start("map-fission-fusion"),
+        target.to_string(),
+        "--rules".to_string(),
+        rules.to_string(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
 
 /// The map fission/fusion start with its first two maps swapped: same type, different meaning,
 /// so no set of (sound) rules reaches it.
@@ -101,13 +106,11 @@ fn rules_lists_every_rule_in_an_aligned_table() {
 
 #[test]
 fn map_fission_fusion_is_found() {
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &goal("map-fission-fusion"),
-        "--rules",
         MAP_RULES,
-    ]);
+        &[],
+    )));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -183,13 +186,7 @@ fn binomial_with_kernels_as_parameters_is_found() {
 fn an_unreachable_goal_saturates() {
     let dir = temp_dir("saturates");
     let target = swapped(&dir);
-    let (out, took) = timed(&[
-        "prove",
-        &start("map-fission-fusion"),
-        &target,
-        "--rules",
-        "map-fusion",
-    ]);
+    let (out, took) = timed(&args(&prove_from_map_start(&target, "map-fusion", &[])));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -237,15 +234,11 @@ fn the_memory_limit_is_named_too() {
     // Far below what the process already uses: the first check stops the search.
     let dir = temp_dir("memory");
     let target = swapped(&dir);
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &target,
-        "--rules",
         MAP_RULES,
-        "--memory",
-        "1KiB",
-    ]);
+        &["--memory", "1KiB"],
+    )));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stdout(&out).starts_with("not found: the memory limit (1 KiB) stopped the search"),
@@ -256,13 +249,11 @@ fn the_memory_limit_is_named_too() {
 
 #[test]
 fn unknown_rules_are_errors_naming_the_rule() {
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &goal("map-fission-fusion"),
-        "--rules",
         "map-fusion,map-fuse",
-    ]);
+        &[],
+    )));
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("unknown rule `map-fuse`"),
@@ -270,26 +261,22 @@ fn unknown_rules_are_errors_naming_the_rule() {
         stderr(&out)
     );
     assert!(stdout(&out).is_empty());
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &goal("map-fission-fusion"),
-        "--rules",
         "split-join",
-    ]);
+        &[],
+    )));
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("split-join(s)"), "{}", stderr(&out));
 }
 
 #[test]
 fn goals_of_another_type_are_errors_showing_both_types() {
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &goal("lambda-compose-many"),
-        "--rules",
         "eta",
-    ]);
+        &[],
+    )));
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("different types"), "{err}");
@@ -337,15 +324,11 @@ fn bad_arguments_are_errors() {
 fn stats_hold_one_entry_per_iteration_and_the_summary() {
     let dir = temp_dir("stats");
     let path = dir.join("stats.json");
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &goal("map-fission-fusion"),
-        "--rules",
         MAP_RULES,
-        "--stats",
-        path.to_str().unwrap(),
-    ]);
+        &["--stats", path.to_str().unwrap()],
+    )));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("valid JSON");
@@ -383,17 +366,11 @@ fn stats_hold_one_entry_per_iteration_and_the_summary() {
 
     // A search that is not found writes its statistics too.
     let target = swapped(&dir);
-    let out = risec(&[
-        "prove",
-        &start("map-fission-fusion"),
+    let out = risec(&args(&prove_from_map_start(
         &target,
-        "--rules",
         MAP_RULES,
-        "--iterations",
-        "2",
-        "--stats",
-        path.to_str().unwrap(),
-    ]);
+        &["--iterations", "2", "--stats", path.to_str().unwrap()],
+    )));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("valid JSON");
@@ -409,15 +386,11 @@ fn unwritable_stats_are_errors_before_the_search_and_leave_nothing_behind() {
     let folder = dir.join("folder");
     std::fs::create_dir_all(folder.join("inside")).unwrap();
     for path in [&missing, &folder] {
-        let out = risec(&[
-            "prove",
-            &start("map-fission-fusion"),
+        let out = risec(&args(&prove_from_map_start(
             &goal("map-fission-fusion"),
-            "--rules",
             MAP_RULES,
-            "--stats",
-            path.to_str().unwrap(),
-        ]);
+            &["--stats", path.to_str().unwrap()],
+        )));
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         assert!(stderr(&out).contains("cannot write"), "{}", stderr(&out));
     }
