@@ -10,11 +10,46 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 /// risec: a compiler for the Rise functional array language.
+///
+/// The main job: `risec PROGRAM.rise --sketch FILE.sk [-o OUT]` finds a program equivalent to
+/// PROGRAM of the shape the sketch file describes (sketch-guided equality saturation) and prints
+/// it, lowered to low-level Rise. Exit status: 0 on success, 1 on errors, 2 when a step's sketch
+/// is not satisfied within its limits.
 #[derive(Parser, Debug)]
-#[command(name = "risec", version, about, long_about = None)]
+#[command(name = "risec", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    main: MainJob,
+}
+
+/// The arguments of the main job (no subcommand).
+#[derive(clap::Args, Debug)]
+struct MainJob {
+    /// The program (`.rise`).
+    program: Option<String>,
+    /// The sketch file (`.sk`) whose guide steps to run.
+    #[arg(long, value_name = "FILE.sk")]
+    sketch: Option<String>,
+    /// What to produce: the optimised program as Rise source, or C.
+    #[arg(long, value_name = "rise|c", default_value = "rise")]
+    emit: String,
+    /// Write the output here instead of standard output (nothing is written on failure).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<String>,
+    /// Write per-step statistics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<String>,
+    /// No progress lines or summary on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Time budget of all steps together, e.g. `60s`.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    time: Duration,
+    /// The definition to use as entry point (default: the last one).
+    #[arg(long)]
+    entry: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -109,7 +144,10 @@ fn main() -> ExitCode {
     let worker = std::thread::Builder::new()
         .name("risec".into())
         .stack_size(256 << 20)
-        .spawn(move || run(cli.command));
+        .spawn(move || match cli.command {
+            Some(command) => run(command),
+            None => run_main_job(cli.main),
+        });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         _ => {
@@ -174,6 +212,117 @@ fn run(command: Command) -> ExitCode {
             eprint!("{}", err.trim_end_matches('\n'));
             eprintln!();
             ExitCode::from(1)
+        }
+    }
+}
+
+/// `risec PROGRAM.rise --sketch FILE.sk …`.
+fn run_main_job(job: MainJob) -> ExitCode {
+    use risec::optimize::{optimize, step_summary, OptimizeError, StatsFile};
+    let fail = |msg: &str| {
+        eprintln!("{}", msg.trim_end_matches('\n'));
+        ExitCode::from(1)
+    };
+    let Some(program) = job.program.as_deref() else {
+        return fail("error: no program given\n  usage: risec PROGRAM.rise --sketch FILE.sk [-o OUT]   (see `risec --help`)");
+    };
+    let Some(sketch) = job.sketch.as_deref() else {
+        return fail(&format!(
+            "error: no sketch given: `risec {program} --sketch FILE.sk` (the sketches of sketches/ are examples)"
+        ));
+    };
+    if job.emit != "rise" && job.emit != "c" {
+        return fail(&format!(
+            "error: `--emit {}`: expected `rise` or `c`",
+            job.emit
+        ));
+    }
+    if job.emit == "c" {
+        return fail("error: `--emit c` is not available yet: the C backend has not landed (use `--emit rise`)");
+    }
+    let started = std::time::Instant::now();
+    let options = risec::search::SearchOptions {
+        total_time: job.time,
+    };
+    let quiet = job.quiet;
+    let mut progress = |p: &risec::search::Progress| {
+        if !quiet {
+            eprintln!(
+                "[{}/{}] step {}: iteration {}, {} e-nodes, {:.1} ms",
+                p.index.0,
+                p.index.1,
+                p.step,
+                p.iteration,
+                p.nodes,
+                p.elapsed.as_secs_f64() * 1e3
+            );
+        }
+    };
+    let result = optimize(
+        program,
+        sketch,
+        job.entry.as_deref(),
+        &options,
+        &mut progress,
+    );
+    let total_ms = started.elapsed().as_secs_f64() * 1e3;
+    let write_stats = |steps: &[risec::search::StepStats], facts: &[String], found: bool| {
+        if let Some(path) = &job.stats {
+            let stats = StatsFile {
+                program,
+                sketch,
+                found,
+                steps,
+                facts,
+                total_ms,
+            };
+            let text = serde_json::to_string_pretty(&stats).expect("statistics serialise");
+            if let Err(e) =
+                risec::prove::write_atomically(std::path::Path::new(path), &(text + "\n"))
+            {
+                eprintln!("{e}");
+                return false;
+            }
+        }
+        true
+    };
+    match result {
+        Ok(done) => {
+            if !quiet {
+                for s in &done.steps {
+                    eprintln!("{}", step_summary(s));
+                }
+                eprintln!(
+                    "total {:.1} ms; the result relies on: {}",
+                    total_ms,
+                    if done.facts.is_empty() {
+                        "no divisibility facts".to_string()
+                    } else {
+                        done.facts.join(", ")
+                    }
+                );
+            }
+            if !write_stats(&done.steps, &done.facts, true) {
+                return ExitCode::from(1);
+            }
+            match &job.output {
+                Some(path) => {
+                    match risec::prove::write_atomically(std::path::Path::new(path), &done.source) {
+                        Ok(()) => ExitCode::SUCCESS,
+                        Err(e) => fail(&e),
+                    }
+                }
+                None => {
+                    print!("{}", done.source);
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Err(OptimizeError::Input(msg)) => fail(&msg),
+        Err(OptimizeError::NotFound(nf)) => {
+            write_stats(&nf.steps, &[], false);
+            eprint!("{}", nf.message());
+            ExitCode::from(2)
         }
     }
 }
