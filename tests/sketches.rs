@@ -74,6 +74,49 @@ fn blocking_is_found_and_verified_and_reports_only_the_facts_it_needs() {
     assert!(out.steps.iter().all(|s| s.found));
 }
 
+/// Checks a TVM-schedule version: found, verified, with the primitives its step introduces.
+fn check_version(name: &str, must_contain: &[&str]) {
+    let out = verify_matmul(&format!("sketches/matmul/{name}.sk"));
+    for p in must_contain {
+        assert!(out.source.contains(p), "{name} lacks {p}:\n{}", out.source);
+    }
+    assert!(out.steps.len() <= 4, "{name} has {} steps", out.steps.len());
+}
+
+#[test]
+fn vectorization_is_found_and_verified() {
+    check_version("vectorization", &["asVector 32", "asScalar", "<32>f32"]);
+}
+
+#[test]
+fn loop_perm_is_found_and_verified() {
+    check_version("loop-perm", &["asVector 32", "<32>f32"]);
+}
+
+#[test]
+fn array_packing_is_found_and_verified() {
+    check_version(
+        "array-packing",
+        &[
+            "toMem (transpose b |> split 32 |> mapPar transpose)",
+            "asVector 32",
+        ],
+    );
+}
+
+#[test]
+fn cache_blocks_is_found_and_verified() {
+    check_version("cache-blocks", &["toMem", "reduceSeqUnroll", "asVector 32"]);
+}
+
+#[test]
+fn parallel_is_found_and_verified() {
+    check_version(
+        "parallel",
+        &["toMem", "reduceSeqUnroll", "a |> split 32 |> mapPar"],
+    );
+}
+
 #[test]
 fn other_tile_sizes_need_no_code_change() {
     let out = verify_matmul("sketches/matmul/blocking-64x64-k8.sk");

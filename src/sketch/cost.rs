@@ -10,9 +10,9 @@ pub enum CostModel {
     /// Every node costs 1: the smallest term.
     #[default]
     AstSize,
-    /// Like `ast-size`, but high-level `map` and `reduce` cost 4 and their low-level forms 1,
-    /// and a vector-typed `map` costs 1: prefers lowered, vectorised programs.
-    LowLevel,
+    /// Like `ast-size`, but parallel and unrolled loops (`mapPar`, `mapSeqUnroll`,
+    /// `reduceSeqUnroll`) cost 2: they appear only where the sketch asks for them.
+    SequentialFirst,
 }
 
 /// Every cost model with its name and a one-line description (`risec costs`).
@@ -23,9 +23,10 @@ pub const COST_MODELS: &[(&str, CostModel, &str)] = &[
         "every node costs 1: the smallest program (default)",
     ),
     (
-        "low-level",
-        CostModel::LowLevel,
-        "prefers low-level primitives: high-level map and reduce cost 4, every other node 1",
+        "sequential-first",
+        CostModel::SequentialFirst,
+        "like ast-size, but parallel and unrolled loops cost 2, so they appear only where the \
+         sketch asks for them",
     ),
 ];
 
@@ -50,8 +51,10 @@ impl CostModel {
     pub fn node_cost(self, node: &RiseNode) -> u64 {
         match self {
             CostModel::AstSize => 1,
-            CostModel::LowLevel => match node.op {
-                RiseOp::Prim(Primitive::Map | Primitive::Reduce) => 4,
+            CostModel::SequentialFirst => match node.op {
+                RiseOp::Prim(
+                    Primitive::MapPar | Primitive::MapSeqUnroll | Primitive::ReduceSeqUnroll,
+                ) => 2,
                 _ => 1,
             },
         }

@@ -140,11 +140,11 @@ impl<'a> SketchTable<'a> {
             }
         };
         match &self.nodes[i] {
-            Flat::Any => loop {
-                let mut changed = false;
-                for class in eg.classes() {
-                    for (k, n) in class.nodes.iter().enumerate() {
-                        let mut cost = self.cost.node_cost(n);
+            Flat::Any => {
+                self.fixpoint(&mut t, &mut |this, t, class| {
+                    let mut best: Option<(u64, Choice)> = None;
+                    for (k, n) in eg[class].nodes.iter().enumerate() {
+                        let mut cost = this.cost.node_cost(n);
                         let mut ok = true;
                         for &c in n.children() {
                             match t[slot(eg.find(c))] {
@@ -155,15 +155,14 @@ impl<'a> SketchTable<'a> {
                                 }
                             }
                         }
-                        if ok {
-                            changed |= improve(&mut t, class.id, cost, Choice::Node(k as u32));
+                        if ok && best.is_none_or(|(b, _)| cost < b) {
+                            best = Some((cost, Choice::Node(k as u32)));
                         }
                     }
-                }
-                if !changed {
-                    break t;
-                }
-            },
+                    best
+                });
+                t
+            }
             Flat::Leaf(s) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
@@ -265,39 +264,65 @@ impl<'a> SketchTable<'a> {
                         });
                     }
                 }
-                loop {
-                    let mut changed = false;
-                    for class in eg.classes() {
-                        for (k, n) in class.nodes.iter().enumerate() {
-                            let ch = n.children();
-                            for pos in 0..ch.len() {
-                                let Some(inner) = t[slot(eg.find(ch[pos]))] else {
-                                    continue;
-                                };
-                                let mut cost = self.cost.node_cost(n).saturating_add(inner.cost);
-                                let mut ok = true;
-                                for (j, &c) in ch.iter().enumerate() {
-                                    if j != pos {
-                                        match self.child_cost(self.any, c) {
-                                            Some(x) => cost = cost.saturating_add(x),
-                                            None => ok = false,
-                                        }
+                let inner = *s;
+                self.fixpoint(&mut t, &mut |this, t, class| {
+                    let mut best: Option<(u64, Choice)> =
+                        this.get(inner, class).map(|e| (e.cost, Choice::Here));
+                    for (k, n) in eg[class].nodes.iter().enumerate() {
+                        let ch = n.children();
+                        for pos in 0..ch.len() {
+                            let Some(inside) = t[slot(eg.find(ch[pos]))] else {
+                                continue;
+                            };
+                            let mut cost = this.cost.node_cost(n).saturating_add(inside.cost);
+                            let mut ok = true;
+                            for (j, &c) in ch.iter().enumerate() {
+                                if j != pos {
+                                    match this.child_cost(this.any, c) {
+                                        Some(x) => cost = cost.saturating_add(x),
+                                        None => ok = false,
                                     }
                                 }
-                                if ok {
-                                    changed |= improve(
-                                        &mut t,
-                                        class.id,
-                                        cost,
-                                        Choice::Through(k as u32, pos as u8),
-                                    );
-                                }
+                            }
+                            if ok && best.is_none_or(|(b, _)| cost < b) {
+                                best = Some((cost, Choice::Through(k as u32, pos as u8)));
                             }
                         }
                     }
-                    if !changed {
-                        break t;
-                    }
+                    best
+                });
+                t
+            }
+        }
+    }
+
+    /// Solves a table that depends on itself through children: every class is evaluated by
+    /// `eval` (from the current table), and the parents of a class whose entry improves are
+    /// evaluated again, until nothing improves. Costs only decrease and every node costs at
+    /// least 1, so this terminates.
+    fn fixpoint(
+        &self,
+        t: &mut [Option<Entry>],
+        eval: &mut dyn FnMut(&Self, &[Option<Entry>], Id) -> Option<(u64, Choice)>,
+    ) {
+        let eg = self.egraph;
+        let mut queue: std::collections::VecDeque<Id> = eg.classes().map(|c| c.id).collect();
+        let mut queued = vec![true; t.len()];
+        while let Some(class) = queue.pop_front() {
+            queued[slot(class)] = false;
+            let Some((cost, choice)) = eval(self, t, class) else {
+                continue;
+            };
+            let entry = &mut t[slot(class)];
+            if entry.is_some_and(|e| e.cost <= cost) {
+                continue;
+            }
+            *entry = Some(Entry { cost, choice });
+            for p in eg[class].parents() {
+                let p = eg.find(p);
+                if !queued[slot(p)] {
+                    queued[slot(p)] = true;
+                    queue.push_back(p);
                 }
             }
         }

@@ -14,12 +14,37 @@ use crate::core::normalize::program_normal;
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::primitive::Primitive;
 
-/// Lowers a program (see the module documentation); the result has the same type.
+mod restructure;
+
+/// Lowers a program (see the module documentation); the result has the same type. Before the
+/// positions are decided, `let`s are hoisted and maps fused into the maps that write them
+/// ([`restructure`]).
 pub fn lower(p: &TypedProgram) -> TypedProgram {
-    let normal = program_normal(&p.term).unwrap_or_else(|_| p.term.clone());
+    let normal = |t: &Expr| program_normal(t).unwrap_or_else(|_| t.clone());
+    let mut t = normal(&p.term);
+    // Fusion exposes new redexes and new fusion opportunities; a few rounds reach a fixpoint.
+    for _ in 0..8 {
+        let next = normal(&on_body(&t, &mut |b| {
+            restructure::fuse_into_writers(&restructure::hoist_lets(b), true)
+        }));
+        if next == t {
+            break;
+        }
+        t = next;
+    }
+    let t = on_body(&t, &mut restructure::hoist_lets);
     TypedProgram {
-        term: lower_program(&normal),
+        term: lower_program(&t),
         ..p.clone()
+    }
+}
+
+/// Applies `f` to the body of a program term (inside its size and value parameters).
+fn on_body(e: &Expr, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
+    match &e.kind {
+        ExprKind::NatLambda(b) => rebuild(e, ExprKind::NatLambda(Box::new(on_body(b, f)))),
+        ExprKind::Lambda(b) => rebuild(e, ExprKind::Lambda(Box::new(on_body(b, f)))),
+        _ => f(e),
     }
 }
 
@@ -77,80 +102,98 @@ fn spine(e: &Expr) -> (&Expr, Vec<&Expr>) {
     (head, args)
 }
 
+/// How each value argument of the application spine `e` is treated: written (`true`) or read.
+/// `written` says whether `e`'s own value is stored.
+pub(crate) fn argument_modes(e: &Expr, written: bool) -> Vec<bool> {
+    let (head, _) = spine(e);
+    match head.kind {
+        ExprKind::Prim(
+            Primitive::Map | Primitive::MapSeq | Primitive::MapPar | Primitive::MapSeqUnroll,
+        ) => vec![
+            written || head.kind != ExprKind::Prim(Primitive::Map),
+            false,
+        ],
+        ExprKind::Prim(Primitive::Reduce | Primitive::ReduceSeq | Primitive::ReduceSeqUnroll) => {
+            vec![true, true, false]
+        }
+        ExprKind::Prim(Primitive::ToMem) => vec![true],
+        ExprKind::Prim(Primitive::Let) => vec![true, written],
+        ExprKind::Prim(
+            Primitive::Join
+            | Primitive::Split
+            | Primitive::Transpose
+            | Primitive::AsScalar
+            | Primitive::AsVector
+            | Primitive::AsVectorAligned
+            | Primitive::MakePair
+            | Primitive::Zip,
+        ) => vec![written, written],
+        _ => Vec::new(),
+    }
+}
+
+/// Rebuilds the application spine `e` with each value argument `i` replaced by `f(i, arg)`
+/// (size arguments and the head are kept; a head that is not a primitive is passed to `f` as
+/// argument `usize::MAX`).
+pub(crate) fn map_arguments(e: &Expr, f: &mut dyn FnMut(usize, &Expr) -> Expr) -> Expr {
+    fn go(e: &Expr, f: &mut dyn FnMut(usize, &Expr) -> Expr, next: &mut usize) -> Expr {
+        match &e.kind {
+            ExprKind::App(g, a) => {
+                let g2 = go(g, f, next);
+                let i = *next;
+                *next += 1;
+                rebuild(e, ExprKind::App(Box::new(g2), Box::new(f(i, a))))
+            }
+            ExprKind::NatApp(g, n) => {
+                let g2 = go(g, f, next);
+                rebuild(e, ExprKind::NatApp(Box::new(g2), n.clone()))
+            }
+            ExprKind::Prim(_) => e.clone(),
+            _ => f(usize::MAX, e),
+        }
+    }
+    go(e, f, &mut 0)
+}
+
 /// Lowers `e`; `written` says whether its value is stored (see the module documentation).
 fn lower_expr(e: &Expr, written: bool) -> Expr {
     match &e.kind {
         ExprKind::Lambda(b) => rebuild(e, ExprKind::Lambda(Box::new(lower_expr(b, written)))),
         ExprKind::NatLambda(b) => rebuild(e, ExprKind::NatLambda(Box::new(lower_expr(b, written)))),
         ExprKind::App(..) | ExprKind::NatApp(..) => {
-            let (head, args) = spine(e);
-            let prim = match head.kind {
-                ExprKind::Prim(p) => Some(p),
+            let modes = argument_modes(e, written);
+            let (head, _) = spine(e);
+            let new_prim = match head.kind {
+                ExprKind::Prim(Primitive::Map) if written => Some(Primitive::MapSeq),
+                ExprKind::Prim(Primitive::Reduce) => Some(Primitive::ReduceSeq),
                 _ => None,
             };
-            // How each argument position is treated, and the primitive that replaces the head.
-            let (new_prim, modes): (Option<Primitive>, Vec<bool>) = match prim {
-                Some(Primitive::Map) if written => (Some(Primitive::MapSeq), vec![true, false]),
-                Some(Primitive::Map) => (None, vec![false, false]),
-                Some(p @ (Primitive::MapSeq | Primitive::MapPar | Primitive::MapSeqUnroll)) => {
-                    (Some(p), vec![true, false])
+            let out = map_arguments(e, &mut |i, a| {
+                if i == usize::MAX {
+                    lower_expr(a, false)
+                } else {
+                    lower_expr(a, modes.get(i).copied().unwrap_or(false))
                 }
-                Some(Primitive::Reduce) => (Some(Primitive::ReduceSeq), vec![true, true, false]),
-                Some(p @ (Primitive::ReduceSeq | Primitive::ReduceSeqUnroll)) => {
-                    (Some(p), vec![true, true, false])
-                }
-                Some(Primitive::ToMem) => (None, vec![true]),
-                Some(Primitive::Let) => (None, vec![true, written]),
-                Some(
-                    Primitive::Join
-                    | Primitive::Split
-                    | Primitive::Transpose
-                    | Primitive::AsScalar
-                    | Primitive::AsVector
-                    | Primitive::AsVectorAligned
-                    | Primitive::MakePair
-                    | Primitive::Zip,
-                ) => (None, vec![written, written]),
-                _ => (None, Vec::new()),
-            };
-            rebuild_spine(e, &args, &modes, new_prim)
+            });
+            match new_prim {
+                Some(p) => replace_head(&out, p),
+                None => out,
+            }
         }
         _ => e.clone(),
     }
 }
 
-/// Rebuilds an application spine with lowered arguments (argument `i` lowered as written when
-/// `modes[i]`, read otherwise) and, if given, a new head primitive of the same type.
-fn rebuild_spine(e: &Expr, args: &[&Expr], modes: &[bool], new_prim: Option<Primitive>) -> Expr {
-    fn go(
-        e: &Expr,
-        modes: &[bool],
-        new_prim: Option<Primitive>,
-        next: &mut usize,
-        total: usize,
-    ) -> Expr {
-        match &e.kind {
-            ExprKind::App(f, a) => {
-                let f2 = go(f, modes, new_prim, next, total);
-                let i = *next;
-                *next += 1;
-                let mode = modes.get(i).copied().unwrap_or(false);
-                let a2 = lower_expr(a, mode);
-                rebuild(e, ExprKind::App(Box::new(f2), Box::new(a2)))
-            }
-            ExprKind::NatApp(f, n) => {
-                let f2 = go(f, modes, new_prim, next, total);
-                rebuild(e, ExprKind::NatApp(Box::new(f2), n.clone()))
-            }
-            ExprKind::Prim(_) => match new_prim {
-                Some(p) => rebuild(e, ExprKind::Prim(p)),
-                None => e.clone(),
-            },
-            _ => lower_expr(e, false),
+/// The spine `e` with its head primitive replaced by `p` (of the same type).
+fn replace_head(e: &Expr, p: Primitive) -> Expr {
+    match &e.kind {
+        ExprKind::App(g, a) => rebuild(e, ExprKind::App(Box::new(replace_head(g, p)), a.clone())),
+        ExprKind::NatApp(g, n) => {
+            rebuild(e, ExprKind::NatApp(Box::new(replace_head(g, p)), n.clone()))
         }
+        ExprKind::Prim(_) => rebuild(e, ExprKind::Prim(p)),
+        _ => e.clone(),
     }
-    let mut next = 0;
-    go(e, modes, new_prim, &mut next, args.len())
 }
 
 #[cfg(test)]
