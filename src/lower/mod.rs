@@ -207,26 +207,45 @@ mod tests {
     }
 
     #[test]
-    fn written_maps_become_loops_and_read_maps_stay_views() {
+    fn written_maps_become_loops_and_absorb_the_maps_they_read() {
         let out = lowered(
             "def f {n : nat} (xs : n.f32) (ys : n.f32) : n.f32 =\n\
              map (fun x => x * 2.0) (zip xs ys |> map (fun p => fst p + snd p))",
         );
-        assert!(out.contains("mapSeq"), "{out}");
         assert_eq!(out.matches("mapSeq").count(), 1, "{out}");
-        assert!(out.contains("map ("), "{out}");
+        assert!(!out.contains("map ("), "{out}");
+    }
+
+    #[test]
+    fn maps_read_by_a_reduction_stay_views() {
+        let out = lowered(
+            "def f {n : nat} (xs : n.f32) : f32 = xs |> map (fun x => x * 2.0) |> reduce (+) 0.0",
+        );
+        assert!(out.contains("map (") && !out.contains("mapSeq"), "{out}");
+    }
+
+    #[test]
+    fn lets_move_out_of_loops() {
+        let out = lowered(
+            "def f {n m : nat} (xs : n.f32) (ys : m.f32) : n.m.f32 =\n\
+             xs |> map (fun x => let t = toMem (map (fun y => y + 1.0) ys) in map (fun z => x * z) t)",
+        );
+        assert!(
+            out.trim_start().starts_with("def f") && out.contains("=\n  let "),
+            "{out}"
+        );
     }
 
     #[test]
     fn reductions_become_sequential() {
-        let out = lowered(include_str!("../examples/matmul.rise"));
+        let out = lowered(include_str!("../../examples/matmul.rise"));
         assert!(!out.contains("reduce ("), "{out}");
         assert!(out.contains("reduceSeq"), "{out}");
         assert_eq!(out.matches("mapSeq").count(), 2, "{out}");
         assert!(remaining_high_level(
             &lower(
                 &crate::driver::compile_source(
-                    &SourceFile::new("m.rise", include_str!("../examples/matmul.rise")),
+                    &SourceFile::new("m.rise", include_str!("../../examples/matmul.rise")),
                     None
                 )
                 .unwrap()

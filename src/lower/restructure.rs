@@ -42,8 +42,9 @@ fn let_node(v: Expr, body_fn: Expr) -> Expr {
     app(app(prim, v), body_fn)
 }
 
-/// `let v (fun x => b)` → `(v, x's type, b)`.
-fn as_let(e: &Expr) -> Option<(&Expr, &Type, &Expr)> {
+/// `let v (fun x => b)` → `(v, x's type, b)`; a body function that is not a lambda (`let v g`,
+/// after eta reduction) is read as `fun x => g x`.
+fn as_let(e: &Expr) -> Option<(&Expr, &Type, Expr)> {
     let ExprKind::App(f, body_fn) = &e.kind else {
         return None;
     };
@@ -53,13 +54,14 @@ fn as_let(e: &Expr) -> Option<(&Expr, &Type, &Expr)> {
     if p.kind != ExprKind::Prim(Primitive::Let) {
         return None;
     }
-    let ExprKind::Lambda(b) = &body_fn.kind else {
-        return None;
-    };
     let TypeNode::Fun(param, _) = body_fn.ty.get() else {
         return None;
     };
-    Some((v, param, b))
+    let body = match &body_fn.kind {
+        ExprKind::Lambda(b) => (**b).clone(),
+        _ => app(up(body_fn), Expr::new(ExprKind::Var(0), param.clone())),
+    };
+    Some((v, param, body))
 }
 
 fn up(e: &Expr) -> Expr {
@@ -81,12 +83,12 @@ pub fn hoist_lets(e: &Expr) -> Expr {
             }
             if let Some((v, s, b)) = as_let(&a) {
                 // f (let x = v in b)  =  let x = v in f b
-                let inner = hoist_lets(&app(up(&f), b.clone()));
+                let inner = hoist_lets(&app(up(&f), b));
                 return let_node(v.clone(), lambda(s.clone(), inner));
             }
             if let Some((v, s, g)) = as_let(&f) {
                 // (let x = v in g) a  =  let x = v in g a
-                let inner = hoist_lets(&app(g.clone(), up(&a)));
+                let inner = hoist_lets(&app(g, up(&a)));
                 return let_node(v.clone(), lambda(s.clone(), inner));
             }
             Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone())
@@ -102,7 +104,7 @@ pub fn hoist_lets(e: &Expr) -> Expr {
                     // fun y => let x = v in b  =  let x = v in fun y => b (b's two innermost
                     // variables swap places).
                     let v = shift_vars(v, -1, 0).expect("y is not free in v");
-                    let b = rename_vars(b, &|i| {
+                    let b = rename_vars(&b, &|i| {
                         Some(match i {
                             0 => 1,
                             1 => 0,
