@@ -453,3 +453,103 @@ fn arity(e: &Expr) -> usize {
         _ => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::normalize::program_normal;
+    use crate::diagnostics::SourceFile;
+    use crate::egraph::{add_expr, enumerate, lookup};
+    use crate::rewrite::Assumptions;
+    use crate::sketch::resolve::load_source;
+
+    /// A small e-graph: a program grown by a few iterations of some rules.
+    fn small_egraph(
+        src: &str,
+        rules: &str,
+        iterations: usize,
+    ) -> (RiseEGraph, Id, crate::core::TypedProgram) {
+        let p = crate::driver::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
+        let mut eg = RiseEGraph::default();
+        let root = add_expr(&mut eg, &program_normal(&p.term).unwrap());
+        let rules = crate::rules::lookup_all(rules).unwrap();
+        let limits = crate::runner::Limits {
+            iterations,
+            ..Default::default()
+        };
+        let mut assumptions = Assumptions {
+            facts: p.facts.clone(),
+            allow_new: true,
+            assumed: Vec::new(),
+        };
+        crate::runner::run(&mut eg, &rules, &limits, &mut assumptions, &mut |_| false);
+        (eg, root, p)
+    }
+
+    fn sketch(src: &str, p: &crate::core::TypedProgram) -> Sketch {
+        let steps = load_source("t.sk", &format!("step s {{ sketch = {src} }}"), p).unwrap();
+        steps[0].sketch.clone()
+    }
+
+    /// Sketch-constrained extraction returns a cheapest satisfying term: compared with all terms
+    /// of the root class up to a depth that contains the optimum, enumerated by brute force.
+    #[test]
+    fn extraction_is_optimal_against_brute_force() {
+        let cases = [
+            (
+                "def f {n : nat} (g : f32 -> f32) (h : f32 -> f32) (xs : n.f32) : n.f32 = xs |> map g |> map h",
+                "map-fusion, map-fission, eta, beta",
+                &["contains(map (fun => ?))", "map ? (map ? ?) or contains(mapSeq)", "contains(fun => contains(map))", "?"][..],
+            ),
+            (
+                "def f {n : nat} (xs : (4*n).f32) (ys : (4*n).f32) : f32 = zip xs ys |> map (fun p => fst p * snd p) |> reduce (+) 0.0",
+                "reduce-seq, reduce-seq-map-fusion, blocked-reduce(4), eta, beta",
+                &["contains(reduceSeq)", "contains((reduceSeq : ? -> ? -> n.? -> ?) ?)", "contains(split 4 ?)", "contains(add ? contains(mul))"][..],
+            ),
+        ];
+        for (src, rules, sketches) in cases {
+            let (eg, root, p) = small_egraph(src, rules, 3);
+            let all = enumerate::terms(&eg, root, 200_000, 14);
+            assert!(all.len() < 200_000, "enumeration was cut off");
+            for s in sketches {
+                let sk = sketch(s, &p);
+                for cost in [CostModel::AstSize, CostModel::SequentialFirst] {
+                    let table = SketchTable::new(&eg, &sk, cost);
+                    let best = all
+                        .iter()
+                        .filter(|t| sk.satisfied_by(t))
+                        .map(|t| term_cost(t, cost))
+                        .min();
+                    let got = table.extract(root);
+                    assert_eq!(got.is_some(), best.is_some(), "{s}: found differs");
+                    if let Some(t) = got {
+                        assert!(sk.satisfied_by(&t), "{s}: extracted term does not satisfy");
+                        assert_eq!(
+                            lookup(&eg, &t).map(|c| eg.find(c)),
+                            Some(eg.find(root)),
+                            "{s}"
+                        );
+                        assert_eq!(Some(term_cost(&t, cost)), best, "{s}: not the cheapest");
+                        assert_eq!(table.cost_at(root), best, "{s}: reported cost");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Two children of one e-node can be the same class under different sub-sketches.
+    #[test]
+    fn same_class_under_different_sub_sketches() {
+        let src = "def f (x : f32) : f32 = x + x";
+        let (eg, root, p) = small_egraph(src, "eta", 1);
+        let sk = sketch("contains(add (? : f32) (? or (? : f64)))", &p);
+        let t = SketchTable::new(&eg, &sk, CostModel::AstSize)
+            .extract(root)
+            .unwrap();
+        assert!(sk.satisfied_by(&t));
+        let sk2 = sketch("contains(add ? (? : f64))", &p);
+        assert!(SketchTable::new(&eg, &sk2, CostModel::AstSize)
+            .cost_at(root)
+            .is_none());
+    }
+}
