@@ -183,13 +183,16 @@ pub fn prove(
 ) -> Result<ProveOutput, String> {
     if let Some(path) = stats {
         // Fail before a long search rather than after it.
-        crate::prove::check_writable(std::path::Path::new(path))?;
+        crate::stats::check_writable(std::path::Path::new(path))?;
     }
     let outcome = crate::prove::prove(start, goal, options)?;
     let text = outcome.summary();
     if let Some(path) = stats {
-        crate::prove::write_atomically(std::path::Path::new(path), &outcome.stats_json())
-            .map_err(|e| format!("{text}{e}"))?;
+        crate::stats::write_atomically(
+            std::path::Path::new(path),
+            &crate::stats::to_json(&outcome.stats()),
+        )
+        .map_err(|e| format!("{text}{e}"))?;
     }
     Ok(ProveOutput {
         text,

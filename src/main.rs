@@ -4,8 +4,9 @@
 //! did not find its goal.
 
 use clap::{Parser, Subcommand};
-use risec::prove::{parse_duration, parse_size, ProveOptions};
+use risec::prove::ProveOptions;
 use risec::runner::Limits;
+use risec::units::{parse_duration, parse_size};
 use std::process::ExitCode;
 use std::time::Duration;
 
