@@ -79,9 +79,26 @@ pub fn parse_sizes(p: &TypedProgram, text: &str) -> Result<Vec<u64>, String> {
                     p.size_params.join(", ")
                 )
             })?;
-        let v: u64 = value
-            .parse()
-            .map_err(|_| format!("error: size `{name}={value}`: expected a natural number"))?;
+        let v: u64 = value.parse().map_err(|e: std::num::ParseIntError| {
+            if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                format!(
+                    "error: size `{name}={value}` is too large (the largest is {})",
+                    u64::MAX
+                )
+            } else {
+                format!("error: size `{name}={value}`: expected a natural number")
+            }
+        })?;
+        if values[slot].is_some() {
+            return Err(format!(
+                "error: `--size` gives `{name}` twice; give each size once, as in `--size {}`",
+                p.size_params
+                    .iter()
+                    .map(|n| format!("{n}=…"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
+        }
         if v > interp::MAX_ELEMENTS {
             return Err(format!(
                 "error: size `{name}={v}` is larger than the interpreter's limit of {}",

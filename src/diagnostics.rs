@@ -59,11 +59,16 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// A source file from its name and contents.
+    /// A source file from its name and contents. A UTF-8 byte-order mark at the start of the
+    /// text is dropped (as rustc does), so that it is neither a token nor a column.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let mut text = text.into();
+        if text.starts_with('\u{FEFF}') {
+            text.drain(..'\u{FEFF}'.len_utf8());
+        }
         SourceFile {
             name: name.into(),
-            text: text.into(),
+            text,
         }
     }
 
@@ -131,6 +136,20 @@ mod tests {
         assert!(text.contains("error: unknown name `y`"), "{text}");
         assert!(text.contains("prog.rise:2:7"), "{text}");
         assert!(text.contains("^ not defined"), "{text}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let src = SourceFile::new("bom.rise", "\u{FEFF}def f = y");
+        assert_eq!(src.text, "def f = y");
+        let text = src.render(&[Diagnostic::error(
+            "unknown name `y`",
+            Span::new(8, 9),
+            "here",
+        )]);
+        assert!(text.contains("bom.rise:1:9"), "{text}");
+        // Only at the start: elsewhere it stays (and the lexer reports it).
+        assert!(SourceFile::new("x", "a\u{FEFF}").text.ends_with('\u{FEFF}'));
     }
 
     #[test]

@@ -35,7 +35,10 @@ impl Elaborator<'_> {
             .with_note(format!("write `{v}.0` for an f32 or `{v}i32` for an i32; plain naturals are sizes (`split {v}`)"))),
             ExprKind::Float { value, suffix } => self.elab_float(*value, *suffix, span),
             ExprKind::Int { value, suffix } => self.elab_int(*value, *suffix, span),
-            ExprKind::Lambda(binders, body) => self.elab_lambda(binders, body, span),
+            ExprKind::Lambda(binders, body) => {
+                super::duplicates::check_binders(binders)?;
+                self.elab_lambda(binders, body, span)
+            }
             ExprKind::Let(name, value, body) => {
                 let value = self.elab_expr(value)?;
                 let lambda = self.with_value_binder(&name.name, value.ty.clone(), |this| {

@@ -9,6 +9,7 @@
 //! implicit arguments inferred at each call site. Every definition is also checked on its own, so
 //! errors in unused helpers are reported too.
 
+mod duplicates;
 mod expr;
 mod surface_type;
 pub mod unify;
@@ -48,9 +49,13 @@ pub fn elaborate(module: &Module, entry: Option<&str>) -> Result<TypedProgram, V
         })?,
     };
     let mut elaborator = Elaborator::new(module);
-    let mut diagnostics = Vec::new();
+    let (mut diagnostics, bad_params) = duplicates::check_module(module);
+    elaborator.failed.extend(bad_params);
     let mut program = None;
     for index in 0..module.defs.len() {
+        if elaborator.failed.contains(&index) {
+            continue;
+        }
         match elaborator.elab_def(index, index == entry_index) {
             Ok(p) => program = program.or(p),
             Err(ds) => {

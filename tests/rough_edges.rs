@@ -1,0 +1,75 @@
+//! End-to-end tests of the rough edges a new user hits (issue 9): what the `risec` binary
+//! accepts, refuses and says.
+
+mod common;
+
+use common::{risec, stderr, stdout, temp_file};
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let path = temp_file("bom.rise", b"\xEF\xBB\xBFdef f (x : f32) : f32 = x + 1.0\n");
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "f : f32 -> f32\n");
+    // Positions on the first line do not count it.
+    let bad = temp_file("bom-bad.rise", b"\xEF\xBB\xBFdef f (x : f32) : f32 = y\n");
+    let out = risec(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bom-bad.rise:1:25"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn sizes_given_twice_or_too_large_are_errors() {
+    let out = risec(&["eval", "examples/dot.rise", "--size", "n=2,n=3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("`--size` gives `n` twice"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&[
+        "eval",
+        "examples/dot.rise",
+        "--size",
+        "n=99999999999999999999",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("size `n=99999999999999999999` is too large"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&["eval", "examples/dot.rise", "--size", "n=two"]);
+    assert!(
+        stderr(&out).contains("expected a natural number"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn duplicate_names_point_at_both_places() {
+    let path = temp_file(
+        "dup.rise",
+        b"def f (x : f32) : f32 = x\ndef f {n n : nat} (x : n.f32) : n.f32 = x\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: the name `f` is defined more than once"),
+        "{err}"
+    );
+    assert!(err.contains("dup.rise:2:5"), "{err}");
+    assert!(err.contains("first defined here"), "{err}");
+    assert!(
+        err.contains("error: `n` is bound more than once in this parameter list"),
+        "{err}"
+    );
+    assert!(err.contains("dup.rise:2:10"), "{err}");
+    assert!(err.contains("first bound here"), "{err}");
+}
