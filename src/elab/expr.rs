@@ -128,7 +128,7 @@ impl Elaborator<'_> {
             .with_note("sizes can be passed where a primitive expects one, as in `split n xs`")),
             None => {
                 if let Some(def) = self.lookup_def(name, span)? {
-                    return self.inline_def(def, span);
+                    return self.use_def(def, span);
                 }
                 if let Some(p) = Primitive::from_name(name) {
                     return Ok(self.prim_node(p, span));
