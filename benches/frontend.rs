@@ -2,7 +2,8 @@
 //! generated programs, to show how checking time grows with program size:
 //!
 //! * `chain/N`: N definitions, each using the one before
-//!   (`def f_i (x : f32) : f32 = f_{i-1} x + 1.0`); checking must stay near-linear in N.
+//!   (`def f_i (x : f32) : f32 = f_{i-1} x + 1.0`); checking must stay near-linear in N;
+//! * `flat-sum/N`: one definition whose body is `x + x + … + x` with N terms.
 //!
 //! ```sh
 //! cargo bench --bench frontend
@@ -29,6 +30,14 @@ fn chain(n: usize) -> String {
     text
 }
 
+/// `def sum (x : f32) : f32 = x + x + … + x` with `n` terms.
+fn flat_sum(n: usize) -> String {
+    format!(
+        "def sum (x : f32) : f32 = x{}\n",
+        " + x".repeat(n.saturating_sub(1))
+    )
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("chain");
     group.sample_size(10);
@@ -37,6 +46,16 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &file, |b, file| {
             b.iter(|| compile_source(black_box(file), None).expect("the chain checks"))
+        });
+    }
+    group.finish();
+    let mut group = c.benchmark_group("flat-sum");
+    group.sample_size(10);
+    for n in [1000, 10_000, 100_000] {
+        let file = SourceFile::new("sum.rise", flat_sum(n));
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &file, |b, file| {
+            b.iter(|| compile_source(black_box(file), None).expect("the sum checks"))
         });
     }
     group.finish();

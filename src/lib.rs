@@ -51,6 +51,7 @@ pub mod prove;
 pub mod rewrite;
 pub mod rules;
 pub mod runner;
+pub mod stack;
 pub mod stats;
 pub mod syntax;
 pub mod types;

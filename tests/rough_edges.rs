@@ -73,3 +73,60 @@ fn duplicate_names_point_at_both_places() {
     assert!(err.contains("dup.rise:2:10"), "{err}");
     assert!(err.contains("first bound here"), "{err}");
 }
+
+#[test]
+fn long_flat_programs_are_accepted() {
+    let sum = format!("def sum (x : f32) : f32 = x{}\n", " + x".repeat(99_999));
+    let path = temp_file("sum100k.rise", sum.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "sum : f32 -> f32\n");
+    let out = risec(&["eval", path.to_str().unwrap(), "--seed", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // x + x + … + x is 100,000 x (up to f32 rounding of the running sum).
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let x: f64 = lines[1].trim().parse().unwrap();
+    let result: f64 = lines[3].trim().parse().unwrap();
+    assert!(
+        (result - 100_000.0 * x).abs() <= 1e-3 * (100_000.0 * x).abs() + 1e-3,
+        "{text}"
+    );
+
+    let pipeline = format!(
+        "def f (x : 8.f32) : 8.f32 = x{}\n",
+        " |> map (fun a => a + 1.0)".repeat(1000)
+    );
+    let path = temp_file("pipe1000.rise", pipeline.as_bytes());
+    let out = risec(&["eval", path.to_str().unwrap(), "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let app = format!(
+        "def f (x : f32) : f32 = x{}\n",
+        " |> (fun (y : f32) => y)".repeat(100_000)
+    );
+    let path = temp_file("pipe100k.rise", app.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn truly_nested_programs_are_still_refused() {
+    let lambdas = format!("def f = {}1.0\n", "fun (x : f32) => ".repeat(20_000));
+    let path = temp_file("lambdas20k.rise", lambdas.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("nesting too deep"),
+        "{}",
+        stderr(&out)
+    );
+    let negations = format!("def f (x : f32) : f32 = {}x\n", "- ".repeat(20_000));
+    let path = temp_file("neg20k.rise", negations.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("nesting too deep"),
+        "{}",
+        stderr(&out)
+    );
+}

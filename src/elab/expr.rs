@@ -16,6 +16,10 @@ pub const MAX_INLINED_NODES: usize = 2_000_000;
 impl Elaborator<'_> {
     /// Elaborates an expression in the current scope.
     pub(super) fn elab_expr(&mut self, e: &Expr) -> Result<ETerm, Diagnostic> {
+        crate::stack::guarded(|| self.elab_expr_unguarded(e))
+    }
+
+    fn elab_expr_unguarded(&mut self, e: &Expr) -> Result<ETerm, Diagnostic> {
         self.nodes_built += 1;
         if self.nodes_built > MAX_INLINED_NODES {
             return Err(Diagnostic::error(

@@ -456,6 +456,10 @@ impl<'m> Elaborator<'m> {
     }
 
     fn finalize(&self, t: &ETerm, stack: &mut Vec<u32>) -> Result<Expr, Diagnostic> {
+        crate::stack::guarded(|| self.finalize_unguarded(t, stack))
+    }
+
+    fn finalize_unguarded(&self, t: &ETerm, stack: &mut Vec<u32>) -> Result<Expr, Diagnostic> {
         let kind = match &t.kind {
             ETermKind::Var(i) => ExprKind::Var(*i),
             ETermKind::Lambda(b) => ExprKind::Lambda(Box::new(self.finalize(b, stack)?)),
