@@ -130,3 +130,53 @@ fn truly_nested_programs_are_still_refused() {
         stderr(&out)
     );
 }
+
+#[test]
+fn long_lines_are_cut_around_the_error() {
+    let src = format!(
+        "def f (x : f32) : f32 = x{} + y{}\n",
+        " + x".repeat(10_000),
+        " + x".repeat(10_000)
+    );
+    let path = temp_file("long-line.rise", src.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.len() < 1000, "{} bytes:\n{err}", err.len());
+    let column = src.find('y').unwrap() + 1;
+    assert!(err.contains(&format!("long-line.rise:1:{column}")), "{err}");
+    assert!(err.contains("1 │ …x + x + x"), "{err}");
+    assert!(err.contains(" + y + x"), "{err}");
+    // The underline sits under the `y` of the shown excerpt.
+    let lines: Vec<&str> = err.lines().collect();
+    let source_line = lines.iter().find(|l| l.contains(" + y + ")).unwrap();
+    let caret_line = lines.iter().find(|l| l.contains("^ not defined")).unwrap();
+    assert_eq!(
+        source_line.chars().position(|c| c == 'y'),
+        caret_line.chars().position(|c| c == '^')
+    );
+    let nested = format!("def f = {}x{}\n", "(".repeat(20_000), ")".repeat(20_000));
+    let path = temp_file("deep-line.rise", nested.as_bytes());
+    let err = stderr(&risec(&["check", path.to_str().unwrap()]));
+    assert!(err.contains("nesting too deep"), "{err}");
+    assert!(err.len() < 1000, "{} bytes:\n{err}", err.len());
+}
+
+#[test]
+fn divisibility_problems_along_a_pipeline_are_reported_once_each() {
+    let path = temp_file(
+        "div3.rise",
+        b"def g {m : nat} (x : m.f32) = x |> split 2 |> map (split 2) |> join |> join |> split 2 |> join |> split 2\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(
+        errors,
+        ["error: `m` is not provably a multiple of 2"],
+        "{err}"
+    );
+    // At the first stage that needs it.
+    assert!(err.contains("div3.rise:1:36"), "{err}");
+}

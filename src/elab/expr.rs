@@ -60,7 +60,11 @@ impl Elaborator<'_> {
             ExprKind::Pipe(arg, f) => {
                 let a = self.elab_expr(arg)?;
                 let fe = self.elab_expr(f)?;
-                self.apply(fe, a, f.span, span)
+                // Problems of a stage (`|> split 4`) are reported at the stage, not at the whole
+                // pipeline up to it.
+                let mut applied = self.apply(fe, a, f.span, f.span)?;
+                applied.span = span;
+                Ok(applied)
             }
             ExprKind::Compose(f, g) => {
                 // f >> g  =  fun x => g (f x), with x invisible to names.
