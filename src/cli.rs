@@ -79,9 +79,26 @@ pub fn parse_sizes(p: &TypedProgram, text: &str) -> Result<Vec<u64>, String> {
                     p.size_params.join(", ")
                 )
             })?;
-        let v: u64 = value
-            .parse()
-            .map_err(|_| format!("error: size `{name}={value}`: expected a natural number"))?;
+        let v: u64 = value.parse().map_err(|e: std::num::ParseIntError| {
+            if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                format!(
+                    "error: size `{name}={value}` is too large (the largest is {})",
+                    u64::MAX
+                )
+            } else {
+                format!("error: size `{name}={value}`: expected a natural number")
+            }
+        })?;
+        if values[slot].is_some() {
+            return Err(format!(
+                "error: `--size` gives `{name}` twice; give each size once, as in `--size {}`",
+                p.size_params
+                    .iter()
+                    .map(|n| format!("{n}=…"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
+        }
         if v > interp::MAX_ELEMENTS {
             return Err(format!(
                 "error: size `{name}={v}` is larger than the interpreter's limit of {}",
@@ -183,13 +200,16 @@ pub fn prove(
 ) -> Result<ProveOutput, String> {
     if let Some(path) = stats {
         // Fail before a long search rather than after it.
-        crate::prove::check_writable(std::path::Path::new(path))?;
+        crate::stats::check_writable(std::path::Path::new(path))?;
     }
     let outcome = crate::prove::prove(start, goal, options)?;
     let text = outcome.summary();
     if let Some(path) = stats {
-        crate::prove::write_atomically(std::path::Path::new(path), &outcome.stats_json())
-            .map_err(|e| format!("{text}{e}"))?;
+        crate::stats::write_atomically(
+            std::path::Path::new(path),
+            &crate::stats::to_json(&outcome.stats()),
+        )
+        .map_err(|e| format!("{text}{e}"))?;
     }
     Ok(ProveOutput {
         text,

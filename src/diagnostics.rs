@@ -4,10 +4,12 @@
 //! was expected there), optional secondary spans and notes. [`SourceFile::render`] turns them into
 //! `error: … --> file:line:col` text with the source line underlined.
 
+mod excerpt;
+
 use crate::syntax::ast::Span;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
-use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config};
+use excerpt::Excerpt;
 
 /// One compiler error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,11 +61,16 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// A source file from its name and contents.
+    /// A source file from its name and contents. A UTF-8 byte-order mark at the start of the
+    /// text is dropped (as rustc does), so that it is neither a token nor a column.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let mut text = text.into();
+        if text.starts_with('\u{FEFF}') {
+            text.drain(..'\u{FEFF}'.len_utf8());
+        }
         SourceFile {
             name: name.into(),
-            text: text.into(),
+            text,
         }
     }
 
@@ -85,21 +92,33 @@ impl SourceFile {
         o
     }
 
-    /// Renders diagnostics as plain text (no colours).
+    /// Renders diagnostics as plain text (no colours), each distinct one once (the same
+    /// message at the same place is one diagnostic, however many passes found it).
     pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
-        let file = SimpleFile::new(self.name.as_str(), self.text.as_str());
         let config = Config::default();
         let mut out = String::new();
+        let mut shown: Vec<(&str, Span)> = Vec::new();
         for d in diagnostics {
+            if shown.contains(&(d.message.as_str(), d.span)) {
+                continue;
+            }
+            shown.push((d.message.as_str(), d.span));
             let clamp = |s: Span| {
                 let start = self.clamp(s.start);
                 start..self.clamp(s.end).max(start)
             };
-            let mut labels = vec![Label::primary((), clamp(d.span)).with_message(&d.label)];
+            let spans: Vec<_> = std::iter::once(d.span)
+                .chain(d.secondary.iter().map(|(s, _)| *s))
+                .map(clamp)
+                .collect();
+            let file = Excerpt::new(&self.name, &self.text, &spans);
+            let cut = |r: &std::ops::Range<usize>| file.to_excerpt(r.start)..file.to_excerpt(r.end);
+            let mut labels = vec![Label::primary((), cut(&spans[0])).with_message(&d.label)];
             labels.extend(
                 d.secondary
                     .iter()
-                    .map(|(s, l)| Label::secondary((), clamp(*s)).with_message(l)),
+                    .zip(&spans[1..])
+                    .map(|((_, l), s)| Label::secondary((), cut(s)).with_message(l)),
             );
             let cs = CsDiagnostic::error()
                 .with_message(&d.message)
@@ -131,6 +150,29 @@ mod tests {
         assert!(text.contains("error: unknown name `y`"), "{text}");
         assert!(text.contains("prog.rise:2:7"), "{text}");
         assert!(text.contains("^ not defined"), "{text}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let src = SourceFile::new("bom.rise", "\u{FEFF}def f = y");
+        assert_eq!(src.text, "def f = y");
+        let text = src.render(&[Diagnostic::error(
+            "unknown name `y`",
+            Span::new(8, 9),
+            "here",
+        )]);
+        assert!(text.contains("bom.rise:1:9"), "{text}");
+        // Only at the start: elsewhere it stays (and the lexer reports it).
+        assert!(SourceFile::new("x", "a\u{FEFF}").text.ends_with('\u{FEFF}'));
+    }
+
+    #[test]
+    fn the_same_diagnostic_is_rendered_once() {
+        let src = SourceFile::new("x.rise", "def f = y + y");
+        let d = Diagnostic::error("unknown name `y`", Span::new(8, 9), "not defined");
+        let other = Diagnostic::error("unknown name `y`", Span::new(12, 13), "not defined");
+        let text = src.render(&[d.clone(), d, other]);
+        assert_eq!(text.matches("error: unknown name `y`").count(), 2, "{text}");
     }
 
     #[test]

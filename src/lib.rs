@@ -21,6 +21,7 @@
 //! * [`rewrite`]: rules written with names, e-matching, typed right-hand-side instantiation.
 //! * [`rules`]: the named rule library and its interpreter-based validation.
 //! * [`runner`]: the saturation loop with its limits; [`prove`]: `risec prove`.
+//! * [`stats`]: a search's statistics as serialisable data; [`units`]: durations and byte sizes.
 //! * [`intern`]: the hash-consing tables behind [`nat`] and [`types`].
 //! * [`interp`]: the reference interpreter and random inputs.
 //! * [`diagnostics`]: errors with file:line:col and underlined source.
@@ -54,5 +55,8 @@ pub mod rules;
 pub mod runner;
 pub mod search;
 pub mod sketch;
+pub mod stack;
+pub mod stats;
 pub mod syntax;
 pub mod types;
+pub mod units;

@@ -4,8 +4,9 @@
 //! did not find its goal.
 
 use clap::{Parser, Subcommand};
-use risec::prove::{parse_duration, parse_size, ProveOptions};
+use risec::prove::ProveOptions;
 use risec::runner::Limits;
+use risec::units::{parse_duration, parse_size};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -278,7 +279,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
             };
             let text = serde_json::to_string_pretty(&stats).expect("statistics serialise");
             if let Err(e) =
-                risec::prove::write_atomically(std::path::Path::new(path), &(text + "\n"))
+                risec::stats::write_atomically(std::path::Path::new(path), &(text + "\n"))
             {
                 eprintln!("{e}");
                 return false;
@@ -307,7 +308,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
             }
             match &job.output {
                 Some(path) => {
-                    match risec::prove::write_atomically(std::path::Path::new(path), &done.source) {
+                    match risec::stats::write_atomically(std::path::Path::new(path), &done.source) {
                         Ok(()) => ExitCode::SUCCESS,
                         Err(e) => fail(&e),
                     }

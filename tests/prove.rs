@@ -241,7 +241,7 @@ fn the_memory_limit_is_named_too() {
     )));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stdout(&out).starts_with("not found: the memory limit (1 KiB) stopped the search"),
+        stdout(&out).starts_with("not found: the memory limit (1.0 KiB) stopped the search"),
         "{}",
         stdout(&out)
     );
@@ -350,7 +350,7 @@ fn stats_hold_one_entry_per_iteration_and_the_summary() {
         assert_eq!(it["iteration"].as_u64(), Some(i as u64 + 1));
         assert!(it["nodes"].as_u64().unwrap() > 0);
         assert!(it["classes"].as_u64().unwrap() > 0);
-        assert!(it["time_s"].as_f64().unwrap() >= 0.0);
+        assert!(it["time_ms"].as_f64().unwrap() >= 0.0);
         let per_rule = it["rewrites_per_rule"].as_object().unwrap();
         let total: u64 = per_rule.values().map(|v| v.as_u64().unwrap()).sum();
         assert_eq!(it["rewrites"].as_u64(), Some(total));

@@ -15,6 +15,10 @@ pub fn rename_vars(e: &Expr, map: &dyn Fn(u32) -> Option<u32>) -> Option<Expr> {
 }
 
 fn rename_at(e: &Expr, depth: u32, map: &dyn Fn(u32) -> Option<u32>) -> Option<Expr> {
+    crate::stack::guarded(|| rename_at_unguarded(e, depth, map))
+}
+
+fn rename_at_unguarded(e: &Expr, depth: u32, map: &dyn Fn(u32) -> Option<u32>) -> Option<Expr> {
     let kind = match &e.kind {
         ExprKind::Var(i) if *i >= depth => ExprKind::Var(map(i - depth)? + depth),
         ExprKind::Var(i) => ExprKind::Var(*i),
@@ -54,6 +58,10 @@ pub fn free_vars(e: &Expr) -> Vec<u32> {
 }
 
 fn collect_free(e: &Expr, depth: u32, out: &mut Vec<u32>) {
+    crate::stack::guarded(|| collect_free_unguarded(e, depth, out))
+}
+
+fn collect_free_unguarded(e: &Expr, depth: u32, out: &mut Vec<u32>) {
     match &e.kind {
         ExprKind::Var(i) if *i >= depth => out.push(i - depth),
         ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => {}
@@ -73,6 +81,10 @@ pub fn subst_var(body: &Expr, value: &Expr) -> Expr {
 }
 
 fn subst_at(e: &Expr, value: &Expr, depth: u32, nat_depth: u32) -> Expr {
+    crate::stack::guarded(|| subst_at_unguarded(e, value, depth, nat_depth))
+}
+
+fn subst_at_unguarded(e: &Expr, value: &Expr, depth: u32, nat_depth: u32) -> Expr {
     let kind = match &e.kind {
         ExprKind::Var(i) if *i == depth => {
             let lifted = shift_vars(value, depth as i64, 0).expect("shifting up cannot fail");
@@ -118,6 +130,15 @@ pub fn subst_nat(body: &Expr, value: &Nat) -> Expr {
 /// Rebuilds `e` with every size argument and every type transformed; `d` counts the nat
 /// lambdas crossed inside `e`.
 fn map_nats(
+    e: &Expr,
+    d: u32,
+    on_nat: &dyn Fn(&Nat, u32) -> Nat,
+    on_type: &dyn Fn(&types::Type, u32) -> types::Type,
+) -> Expr {
+    crate::stack::guarded(|| map_nats_unguarded(e, d, on_nat, on_type))
+}
+
+fn map_nats_unguarded(
     e: &Expr,
     d: u32,
     on_nat: &dyn Fn(&Nat, u32) -> Nat,

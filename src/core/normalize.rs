@@ -53,6 +53,10 @@ fn burn(fuel: &mut usize, amount: usize) -> Result<(), OutOfFuel> {
 }
 
 fn normal(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
+    crate::stack::guarded(|| normal_unguarded(e, fuel))
+}
+
+fn normal_unguarded(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
     burn(fuel, 1)?;
     Ok(match &e.kind {
         ExprKind::App(f, a) => {

@@ -196,6 +196,10 @@ impl Printer {
 
     /// The text of `e` and the precedence of its outermost construct.
     fn expr_inner(&mut self, e: &Expr) -> (String, Prec) {
+        crate::stack::guarded(|| self.expr_inner_unguarded(e))
+    }
+
+    fn expr_inner_unguarded(&mut self, e: &Expr) -> (String, Prec) {
         if let Some(r) = self.sugar(e) {
             return r;
         }

@@ -16,6 +16,10 @@ pub const MAX_INLINED_NODES: usize = 2_000_000;
 impl Elaborator<'_> {
     /// Elaborates an expression in the current scope.
     pub(super) fn elab_expr(&mut self, e: &Expr) -> Result<ETerm, Diagnostic> {
+        crate::stack::guarded(|| self.elab_expr_unguarded(e))
+    }
+
+    fn elab_expr_unguarded(&mut self, e: &Expr) -> Result<ETerm, Diagnostic> {
         self.nodes_built += 1;
         if self.nodes_built > MAX_INLINED_NODES {
             return Err(Diagnostic::error(
@@ -35,7 +39,10 @@ impl Elaborator<'_> {
             .with_note(format!("write `{v}.0` for an f32 or `{v}i32` for an i32; plain naturals are sizes (`split {v}`)"))),
             ExprKind::Float { value, suffix } => self.elab_float(*value, *suffix, span),
             ExprKind::Int { value, suffix } => self.elab_int(*value, *suffix, span),
-            ExprKind::Lambda(binders, body) => self.elab_lambda(binders, body, span),
+            ExprKind::Lambda(binders, body) => {
+                super::duplicates::check_binders(binders)?;
+                self.elab_lambda(binders, body, span)
+            }
             ExprKind::Let(name, value, body) => {
                 let value = self.elab_expr(value)?;
                 let lambda = self.with_value_binder(&name.name, value.ty.clone(), |this| {
@@ -53,7 +60,11 @@ impl Elaborator<'_> {
             ExprKind::Pipe(arg, f) => {
                 let a = self.elab_expr(arg)?;
                 let fe = self.elab_expr(f)?;
-                self.apply(fe, a, f.span, span)
+                // Problems of a stage (`|> split 4`) are reported at the stage, not at the whole
+                // pipeline up to it.
+                let mut applied = self.apply(fe, a, f.span, f.span)?;
+                applied.span = span;
+                Ok(applied)
             }
             ExprKind::Compose(f, g) => {
                 // f >> g  =  fun x => g (f x), with x invisible to names.
@@ -125,7 +136,7 @@ impl Elaborator<'_> {
             .with_note("sizes can be passed where a primitive expects one, as in `split n xs`")),
             None => {
                 if let Some(def) = self.lookup_def(name, span)? {
-                    return self.inline_def(def, span);
+                    return self.use_def(def, span);
                 }
                 if let Some(p) = Primitive::from_name(name) {
                     return Ok(self.prim_node(p, span));

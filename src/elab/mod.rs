@@ -5,11 +5,15 @@
 //! every node's type by unification ([`unify`]); a final pass substitutes the solutions, checks
 //! that nothing is left unknown, and turns the unique ids of size binders into De Bruijn indices.
 //!
-//! Helper definitions are re-elaborated at every use, so their size parameters `{n : nat}` act as
-//! implicit arguments inferred at each call site. Every definition is also checked on its own, so
-//! errors in unused helpers are reported too.
+//! Helper definitions are inlined into the entry point, re-elaborated at every use, so their size
+//! parameters `{n : nat}` act as implicit arguments inferred at each call site. Every definition
+//! is also checked on its own, so errors in unused helpers are reported too; those checks use
+//! the helpers' type schemes ([`scheme`]) instead of their bodies, which keeps checking a chain
+//! of definitions linear in its length.
 
+mod duplicates;
 mod expr;
+mod scheme;
 mod surface_type;
 pub mod unify;
 
@@ -48,9 +52,13 @@ pub fn elaborate(module: &Module, entry: Option<&str>) -> Result<TypedProgram, V
         })?,
     };
     let mut elaborator = Elaborator::new(module);
-    let mut diagnostics = Vec::new();
+    let (mut diagnostics, bad_params) = duplicates::check_module(module);
+    elaborator.failed.extend(bad_params);
     let mut program = None;
     for index in 0..module.defs.len() {
+        if elaborator.failed.contains(&index) {
+            continue;
+        }
         match elaborator.elab_def(index, index == entry_index) {
             Ok(p) => program = program.or(p),
             Err(ds) => {
@@ -100,6 +108,9 @@ enum ETermKind {
     Literal(Literal),
     /// An unsuffixed float literal whose type (f32 or f64) is decided by inference.
     Float(f64),
+    /// A use of a helper definition, typed by its scheme; only in definitions that are checked,
+    /// never in the entry point's term (which inlines helpers).
+    Helper(usize),
 }
 
 /// The state of elaborating one module.
@@ -112,11 +123,28 @@ struct Elaborator<'m> {
     current_def: usize,
     failed: HashSet<usize>,
     nodes_built: usize,
+    /// Where each definition name is defined (indices in source order).
+    def_positions: HashMap<&'m str, Vec<usize>>,
+    /// The type schemes of the helpers checked so far (those closed over their sizes).
+    schemes: HashMap<usize, scheme::Scheme>,
+    /// Whether uses of helpers inline their bodies (when building the entry point's term) or
+    /// instantiate their schemes (when only checking).
+    inline_helpers: bool,
 }
 
 impl<'m> Elaborator<'m> {
     fn new(module: &'m Module) -> Self {
+        let mut def_positions: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, d) in module.defs.iter().enumerate() {
+            def_positions
+                .entry(d.name.name.as_str())
+                .or_default()
+                .push(i);
+        }
         Elaborator {
+            def_positions,
+            schemes: HashMap::new(),
+            inline_helpers: false,
             module,
             state: InferState::default(),
             scope: Vec::new(),
@@ -139,6 +167,7 @@ impl<'m> Elaborator<'m> {
         self.expr_depth = 0;
         self.current_def = index;
         self.nodes_built = 0;
+        self.inline_helpers = is_entry;
         let module = self.module;
         let def = &module.defs[index];
         let mut size_binders = Vec::new();
@@ -149,6 +178,7 @@ impl<'m> Elaborator<'m> {
             nat::binder(id)
         });
         let term = term.map_err(|d| vec![d])?;
+        let body_ty = term.ty.clone();
         let mut size_binders_it = size_binders.iter().copied();
         let term = wrap_size_params(def, term, &mut || {
             size_binders_it.next().expect("one id per size parameter")
@@ -168,6 +198,9 @@ impl<'m> Elaborator<'m> {
         }
         if !errors.is_empty() {
             return Err(errors);
+        }
+        if let Some(s) = scheme::Scheme::generalize(&self.state, &size_binders, &body_ty) {
+            self.schemes.insert(index, s);
         }
         if !is_entry {
             return Ok(None);
@@ -276,26 +309,41 @@ impl<'m> Elaborator<'m> {
         result
     }
 
+    /// A use of helper definition `index` at `use_span`: its body inlined when building the
+    /// entry point's term, otherwise an instance of its scheme when it has one.
+    fn use_def(&mut self, index: usize, use_span: Span) -> Result<ETerm, Diagnostic> {
+        if self.failed.contains(&index) {
+            return Err(Diagnostic::error(ALREADY_REPORTED, use_span, ""));
+        }
+        if !self.inline_helpers {
+            if let Some(s) = self.schemes.get(&index) {
+                let ty = s.instantiate(&mut self.state);
+                return Ok(ETerm {
+                    kind: ETermKind::Helper(index),
+                    ty,
+                    span: use_span,
+                });
+            }
+        }
+        self.inline_def(index, use_span)
+    }
+
     /// Finds an earlier definition named `name`; a later one is an error.
     fn lookup_def(&self, name: &str, span: Span) -> Result<Option<usize>, Diagnostic> {
-        let defs = &self.module.defs;
-        if let Some(i) = defs[..self.current_def]
-            .iter()
-            .rposition(|d| d.name.name == name)
-        {
+        let Some(positions) = self.def_positions.get(name) else {
+            return Ok(None);
+        };
+        if let Some(&i) = positions.iter().rev().find(|&&i| i < self.current_def) {
             return Ok(Some(i));
         }
         if Primitive::from_name(name).is_none() {
-            if let Some(later) = defs[self.current_def..]
-                .iter()
-                .find(|d| d.name.name == name)
-            {
+            if let Some(&later) = positions.first() {
                 return Err(Diagnostic::error(
                     format!("`{name}` is not defined before this use"),
                     span,
                     "used here",
                 )
-                .with_secondary(later.name.span, "defined here")
+                .with_secondary(self.module.defs[later].name.span, "defined here")
                 .with_note("a definition may only use the definitions before it (no recursion)"));
             }
         }
@@ -408,6 +456,10 @@ impl<'m> Elaborator<'m> {
     }
 
     fn finalize(&self, t: &ETerm, stack: &mut Vec<u32>) -> Result<Expr, Diagnostic> {
+        crate::stack::guarded(|| self.finalize_unguarded(t, stack))
+    }
+
+    fn finalize_unguarded(&self, t: &ETerm, stack: &mut Vec<u32>) -> Result<Expr, Diagnostic> {
         let kind = match &t.kind {
             ETermKind::Var(i) => ExprKind::Var(*i),
             ETermKind::Lambda(b) => ExprKind::Lambda(Box::new(self.finalize(b, stack)?)),
@@ -436,6 +488,16 @@ impl<'m> Elaborator<'m> {
             }
             ETermKind::Prim(p) => ExprKind::Prim(*p),
             ETermKind::Literal(l) => ExprKind::Literal(*l),
+            ETermKind::Helper(i) => {
+                return Err(Diagnostic::error(
+                    format!(
+                        "internal compiler error: `{}` was not inlined",
+                        self.module.defs[*i].name.name
+                    ),
+                    t.span,
+                    "used here",
+                ))
+            }
             ETermKind::Float(v) => {
                 let ty = self.state.zonk(&t.ty);
                 match ty.get() {

@@ -273,10 +273,13 @@ impl InferState {
         &self.postponed
     }
 
-    /// Checks every integrality obligation against the facts; one diagnostic per failure.
+    /// Checks every integrality obligation against the facts; one diagnostic per distinct
+    /// failure (the same size needed to be a multiple of the same number at several places,
+    /// as along a pipeline, is reported once, at the first place).
     pub fn check_obligations(&self, show: &dyn Fn(&Nat) -> String) -> Vec<Diagnostic> {
         let facts: Vec<Nat> = self.facts.iter().map(|f| self.zonk_nat(f)).collect();
         let mut out = Vec::new();
+        let mut reported = std::collections::HashSet::new();
         for ob in &self.obligations {
             let n = self.zonk_nat(&ob.nat);
             if nat::is_integral_given(&n, &facts) {
@@ -284,8 +287,12 @@ impl InferState {
             }
             let denom = n.terms().iter().map(|(_, c)| c.denom()).fold(1i128, lcm);
             let whole = nat::mul(&n, &nat::constant(nat::Rational::int(denom)));
+            let message = format!("`{}` is not provably a multiple of {denom}", show(&whole));
+            if !reported.insert(message.clone()) {
+                continue;
+            }
             let mut d = Diagnostic::error(
-                format!("`{}` is not provably a multiple of {denom}", show(&whole)),
+                message,
                 ob.span,
                 format!("this needs a size that is a multiple of {denom}"),
             );

@@ -40,6 +40,10 @@ enum Arg<'a> {
 }
 
 fn compile(expr: &Expr) -> Node {
+    crate::stack::guarded(|| compile_unguarded(expr))
+}
+
+fn compile_unguarded(expr: &Expr) -> Node {
     match &expr.kind {
         ExprKind::Var(i) => Node::Var(*i),
         ExprKind::Lambda(b) => Node::Lambda(Rc::new(compile(b))),
@@ -51,6 +55,10 @@ fn compile(expr: &Expr) -> Node {
 }
 
 fn compile_spine(expr: &Expr) -> Node {
+    crate::stack::guarded(|| compile_spine_unguarded(expr))
+}
+
+fn compile_spine_unguarded(expr: &Expr) -> Node {
     let mut spine = Vec::new();
     let mut head = expr;
     loop {
@@ -140,6 +148,10 @@ fn fun(kind: FunKind) -> Value {
 }
 
 fn eval_node(node: &Node, env: &Env) -> Result<Value, EvalError> {
+    crate::stack::guarded(|| eval_node_unguarded(node, env))
+}
+
+fn eval_node_unguarded(node: &Node, env: &Env) -> Result<Value, EvalError> {
     match node {
         Node::Var(i) => env
             .value(*i)

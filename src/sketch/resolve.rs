@@ -526,8 +526,8 @@ impl<'p> Resolver<'p> {
         let mut ok = true;
         for (key, value) in values {
             let parsed: Result<(), String> = match key.text.as_str() {
-                "time" => crate::prove::parse_duration(&value.text).map(|d| limits.time = d),
-                "memory" => crate::prove::parse_size(&value.text).map(|m| limits.memory = m),
+                "time" => crate::units::parse_duration(&value.text).map(|d| limits.time = d),
+                "memory" => crate::units::parse_size(&value.text).map(|m| limits.memory = m),
                 "nodes" => value
                     .text
                     .parse::<usize>()

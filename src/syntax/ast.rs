@@ -247,3 +247,53 @@ impl fmt::Display for BinOp {
         f.write_str(self.symbol())
     }
 }
+
+/// Dropping a tree recurses once per level, and a long left-associated chain (`x + x + … + x`)
+/// is a deep tree: the expressions below a node are taken out and dropped from a work list.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut pending: Vec<Box<Expr>> = Vec::new();
+        take_children(&mut self.kind, &mut pending);
+        while let Some(mut e) = pending.pop() {
+            take_children(&mut e.kind, &mut pending);
+        }
+    }
+}
+
+/// Moves the sub-expressions of `kind` to `out`, leaving a leaf.
+fn take_children(kind: &mut ExprKind, out: &mut Vec<Box<Expr>>) {
+    match std::mem::replace(kind, ExprKind::Nat(0)) {
+        ExprKind::Let(_, a, b)
+        | ExprKind::App(a, b)
+        | ExprKind::Pipe(a, b)
+        | ExprKind::Compose(a, b)
+        | ExprKind::Binary(_, a, b)
+        | ExprKind::Pair(a, b) => {
+            out.push(a);
+            out.push(b);
+        }
+        ExprKind::Lambda(_, a) | ExprKind::Annot(a, _) | ExprKind::Neg(a) => out.push(a),
+        ExprKind::Name(_)
+        | ExprKind::Nat(_)
+        | ExprKind::Float { .. }
+        | ExprKind::Int { .. }
+        | ExprKind::Section(_) => {}
+    }
+}
+
+/// As for [`Expr`]: size chains (`1 + 1 + … + 1`) are dropped from a work list.
+impl Drop for NatExpr {
+    fn drop(&mut self) {
+        let mut pending: Vec<Box<NatExpr>> = Vec::new();
+        let take = |kind: &mut NatExprKind, out: &mut Vec<Box<NatExpr>>| {
+            if let NatExprKind::Binary(_, a, b) = std::mem::replace(kind, NatExprKind::Lit(0)) {
+                out.push(a);
+                out.push(b);
+            }
+        };
+        take(&mut self.kind, &mut pending);
+        while let Some(mut n) = pending.pop() {
+            take(&mut n.kind, &mut pending);
+        }
+    }
+}

@@ -5,12 +5,15 @@
 //! Problems become [`Diagnostic`]s with the offending span and a readable list of what was
 //! expected.
 //!
-//! No input may crash the compiler, and later passes recurse over the tree, so nesting is bounded
-//! by [`MAX_NESTING`] twice over: bracket depth is checked on the token stream before parsing
-//! (so that 100,000 nested parentheses are rejected without building anything), and every grammar
-//! action computes the depth of the node it builds and fails as soon as it exceeds the limit.
-//! Parsing therefore never holds a tree deeper than the limit, and dropping what was built
-//! (recursively, as `Box` does) stays shallow even for 100,000-long operator chains.
+//! No input may crash the compiler, so nesting is bounded by [`MAX_NESTING`] twice over: bracket
+//! depth is checked on the token stream before parsing (so that 100,000 nested parentheses are
+//! rejected without building anything), and every grammar action computes the nesting of the
+//! node it builds and fails as soon as it exceeds the limit.
+//!
+//! Left-associated chains are not nesting: `x + x + … + x`, `x |> f |> … |> g` and `f a b … z`
+//! are flat text, however long, as generated code often is. Their left operand adds no level
+//! (`depth(a + b) = max(depth(a), 1 + depth(b))`); the passes that walk the resulting deep left
+//! spines run on growable stacks ([`crate::stack`]).
 
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{self, Span};
@@ -24,9 +27,9 @@ lalrpop_util::lalrpop_mod!(
 );
 
 /// The deepest nesting accepted, counted in AST levels (expressions, types and sizes, each
-/// binder of a `fun` and each parameter of a `def`) and in brackets `(`, `[`, `{`.
-///
-/// Later passes recurse over the tree; the limit keeps their stack use bounded.
+/// binder of a `fun` and each parameter of a `def`) and in brackets `(`, `[`, `{`; the left
+/// operands of left-associated chains (`+ - * /`, `|>`, application, sizes' `+ - * / %`) do
+/// not count.
 pub const MAX_NESTING: usize = 512;
 
 /// Parses a whole `.rise` file into its definitions.
@@ -229,6 +232,12 @@ mod build {
         }
     }
 
+    /// The nesting of a left-associated operation: its left operand, a chain continued, adds no
+    /// level; its right operand does.
+    fn chain_depth(left: usize, right: usize) -> usize {
+        left.max(1 + right)
+    }
+
     /// A node with a span, so that parentheses can be included in it.
     pub(super) trait Spanned {
         /// The span to widen.
@@ -319,7 +328,7 @@ mod build {
 
     /// `a op b`.
     pub(super) fn binary(op: BinOp, a: Node<Expr>, b: Node<Expr>, at: Span) -> PResult<Expr> {
-        let (span, depth) = (a.node.span.to(b.node.span), 1 + a.depth.max(b.depth));
+        let (span, depth) = (a.node.span.to(b.node.span), chain_depth(a.depth, b.depth));
         expr(
             ExprKind::Binary(op, Box::new(a.node), Box::new(b.node)),
             span,
@@ -330,7 +339,7 @@ mod build {
 
     /// `a |> f`.
     pub(super) fn pipe(a: Node<Expr>, f: Node<Expr>, at: Span) -> PResult<Expr> {
-        let (span, depth) = (a.node.span.to(f.node.span), 1 + a.depth.max(f.depth));
+        let (span, depth) = (a.node.span.to(f.node.span), chain_depth(a.depth, f.depth));
         expr(
             ExprKind::Pipe(Box::new(a.node), Box::new(f.node)),
             span,
@@ -367,7 +376,7 @@ mod build {
         let (span, at, depth) = (
             f.node.span.to(x.node.span),
             x.node.span,
-            1 + f.depth.max(x.depth),
+            chain_depth(f.depth, x.depth),
         );
         expr(
             ExprKind::App(Box::new(f.node), Box::new(x.node)),
@@ -603,7 +612,12 @@ mod build {
         b: Node<NatExpr>,
         at: Span,
     ) -> PResult<NatExpr> {
-        let (span, depth) = (a.node.span.to(b.node.span), 1 + a.depth.max(b.depth));
+        let depth = match op {
+            // `^` associates to the right: its right operand nests.
+            BinOp::Pow => 1 + a.depth.max(b.depth),
+            _ => chain_depth(a.depth, b.depth),
+        };
+        let span = a.node.span.to(b.node.span);
         let kind = NatExprKind::Binary(op, Box::new(a.node), Box::new(b.node));
         Ok(Node {
             node: NatExpr { kind, span },

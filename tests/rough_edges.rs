@@ -1,0 +1,182 @@
+//! End-to-end tests of the rough edges a new user hits (issue 9): what the `risec` binary
+//! accepts, refuses and says.
+
+mod common;
+
+use common::{risec, stderr, stdout, temp_file};
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let path = temp_file("bom.rise", b"\xEF\xBB\xBFdef f (x : f32) : f32 = x + 1.0\n");
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "f : f32 -> f32\n");
+    // Positions on the first line do not count it.
+    let bad = temp_file("bom-bad.rise", b"\xEF\xBB\xBFdef f (x : f32) : f32 = y\n");
+    let out = risec(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bom-bad.rise:1:25"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn sizes_given_twice_or_too_large_are_errors() {
+    let out = risec(&["eval", "examples/dot.rise", "--size", "n=2,n=3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("`--size` gives `n` twice"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&[
+        "eval",
+        "examples/dot.rise",
+        "--size",
+        "n=99999999999999999999",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("size `n=99999999999999999999` is too large"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&["eval", "examples/dot.rise", "--size", "n=two"]);
+    assert!(
+        stderr(&out).contains("expected a natural number"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn duplicate_names_point_at_both_places() {
+    let path = temp_file(
+        "dup.rise",
+        b"def f (x : f32) : f32 = x\ndef f {n n : nat} (x : n.f32) : n.f32 = x\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: the name `f` is defined more than once"),
+        "{err}"
+    );
+    assert!(err.contains("dup.rise:2:5"), "{err}");
+    assert!(err.contains("first defined here"), "{err}");
+    assert!(
+        err.contains("error: `n` is bound more than once in this parameter list"),
+        "{err}"
+    );
+    assert!(err.contains("dup.rise:2:10"), "{err}");
+    assert!(err.contains("first bound here"), "{err}");
+}
+
+#[test]
+fn long_flat_programs_are_accepted() {
+    let sum = format!("def sum (x : f32) : f32 = x{}\n", " + x".repeat(99_999));
+    let path = temp_file("sum100k.rise", sum.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "sum : f32 -> f32\n");
+    let out = risec(&["eval", path.to_str().unwrap(), "--seed", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // x + x + … + x is 100,000 x (up to f32 rounding of the running sum).
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let x: f64 = lines[1].trim().parse().unwrap();
+    let result: f64 = lines[3].trim().parse().unwrap();
+    assert!(
+        (result - 100_000.0 * x).abs() <= 1e-3 * (100_000.0 * x).abs() + 1e-3,
+        "{text}"
+    );
+
+    let pipeline = format!(
+        "def f (x : 8.f32) : 8.f32 = x{}\n",
+        " |> map (fun a => a + 1.0)".repeat(1000)
+    );
+    let path = temp_file("pipe1000.rise", pipeline.as_bytes());
+    let out = risec(&["eval", path.to_str().unwrap(), "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let app = format!(
+        "def f (x : f32) : f32 = x{}\n",
+        " |> (fun (y : f32) => y)".repeat(100_000)
+    );
+    let path = temp_file("pipe100k.rise", app.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn truly_nested_programs_are_still_refused() {
+    let lambdas = format!("def f = {}1.0\n", "fun (x : f32) => ".repeat(20_000));
+    let path = temp_file("lambdas20k.rise", lambdas.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("nesting too deep"),
+        "{}",
+        stderr(&out)
+    );
+    let negations = format!("def f (x : f32) : f32 = {}x\n", "- ".repeat(20_000));
+    let path = temp_file("neg20k.rise", negations.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("nesting too deep"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn long_lines_are_cut_around_the_error() {
+    let src = format!(
+        "def f (x : f32) : f32 = x{} + y{}\n",
+        " + x".repeat(10_000),
+        " + x".repeat(10_000)
+    );
+    let path = temp_file("long-line.rise", src.as_bytes());
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.len() < 1000, "{} bytes:\n{err}", err.len());
+    let column = src.find('y').unwrap() + 1;
+    assert!(err.contains(&format!("long-line.rise:1:{column}")), "{err}");
+    assert!(err.contains("1 │ …x + x + x"), "{err}");
+    assert!(err.contains(" + y + x"), "{err}");
+    // The underline sits under the `y` of the shown excerpt.
+    let lines: Vec<&str> = err.lines().collect();
+    let source_line = lines.iter().find(|l| l.contains(" + y + ")).unwrap();
+    let caret_line = lines.iter().find(|l| l.contains("^ not defined")).unwrap();
+    assert_eq!(
+        source_line.chars().position(|c| c == 'y'),
+        caret_line.chars().position(|c| c == '^')
+    );
+    let nested = format!("def f = {}x{}\n", "(".repeat(20_000), ")".repeat(20_000));
+    let path = temp_file("deep-line.rise", nested.as_bytes());
+    let err = stderr(&risec(&["check", path.to_str().unwrap()]));
+    assert!(err.contains("nesting too deep"), "{err}");
+    assert!(err.len() < 1000, "{} bytes:\n{err}", err.len());
+}
+
+#[test]
+fn divisibility_problems_along_a_pipeline_are_reported_once_each() {
+    let path = temp_file(
+        "div3.rise",
+        b"def g {m : nat} (x : m.f32) = x |> split 2 |> map (split 2) |> join |> join |> split 2 |> join |> split 2\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(
+        errors,
+        ["error: `m` is not provably a multiple of 2"],
+        "{err}"
+    );
+    // At the first stage that needs it.
+    assert!(err.contains("div3.rise:1:36"), "{err}");
+}
