@@ -87,6 +87,8 @@ enum Command {
     },
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
+    /// List the cost models a sketch step may name (`cost = …`).
+    Costs,
     /// Search for GOAL from START by equality saturation with the given rules.
     ///
     /// Exits with 0 when the goal is found, 2 when it is not (the e-graph saturated, or a limit
@@ -170,6 +172,10 @@ fn run(command: Command) -> ExitCode {
         } => risec::cli::eval(&file, &size, seed, entry.as_deref()).map(ok),
         Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(risec::cli::rules())),
+        Command::Costs => Ok(ok(risec::sketch::cost::COST_MODELS
+            .iter()
+            .map(|(name, _, doc)| format!("{name:<18} {doc}\n"))
+            .collect())),
         Command::Prove {
             start,
             goal,

@@ -221,7 +221,16 @@ pub fn run(
                 let partial = table
                     .partial_matches(&step.sketch, root)
                     .iter()
-                    .map(|s| s.to_string())
+                    .map(|s| {
+                        s.to_text(&|n| {
+                            let shown = crate::core::print::program_nat_to_source(program, n);
+                            if shown.contains(['+', '-', '*', '/', '%', '^']) {
+                                format!("({shown})")
+                            } else {
+                                shown
+                            }
+                        })
+                    })
                     .collect();
                 record.time_ms = began.elapsed().as_secs_f64() * 1e3;
                 stats.push(record);

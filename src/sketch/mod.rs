@@ -160,18 +160,49 @@ impl Sketch {
     }
 }
 
+impl Sketch {
+    /// The sketch as text, with sizes written by `nat` (e.g. with the program's size names).
+    pub fn to_text(&self, nat: &dyn Fn(&Nat) -> String) -> String {
+        match self {
+            Sketch::Any => "?".into(),
+            Sketch::Prim(p) => p.name().into(),
+            Sketch::Literal(l) => crate::core::print::literal_to_source(*l),
+            Sketch::App(a, b) => format!("({} {})", a.to_text(nat), b.to_text(nat)),
+            Sketch::NatApp(a, n) => format!("({} {})", a.to_text(nat), nat(n)),
+            Sketch::Lambda(b) => format!("(fun => {})", b.to_text(nat)),
+            Sketch::Contains(b) => format!("contains({})", b.to_text(nat)),
+            Sketch::Or(a, b) => format!("({} or {})", a.to_text(nat), b.to_text(nat)),
+            Sketch::Typed(b, t) => format!("({} : {})", b.to_text(nat), t.to_text(nat)),
+        }
+    }
+}
+
+impl SizeSketch {
+    fn to_text(&self, nat: &dyn Fn(&Nat) -> String) -> String {
+        match self {
+            SizeSketch::Any => "?".into(),
+            SizeSketch::Is(n) => nat(n),
+        }
+    }
+}
+
+impl TypeSketch {
+    /// The type sketch as text, with sizes written by `nat`.
+    pub fn to_text(&self, nat: &dyn Fn(&Nat) -> String) -> String {
+        match self {
+            TypeSketch::Any => "?".into(),
+            TypeSketch::Scalar(s) => s.name().into(),
+            TypeSketch::Array(n, e) => format!("{}.{}", n.to_text(nat), e.to_text(nat)),
+            TypeSketch::Vector(n, e) => format!("<{}>{}", n.to_text(nat), e.to_text(nat)),
+            TypeSketch::Pair(a, b) => format!("({}, {})", a.to_text(nat), b.to_text(nat)),
+            TypeSketch::Fun(a, b) => format!("{} -> {}", a.to_text(nat), b.to_text(nat)),
+            TypeSketch::Idx(n) => format!("idx[{}]", n.to_text(nat)),
+        }
+    }
+}
+
 impl fmt::Display for Sketch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Sketch::Any => f.write_str("?"),
-            Sketch::Prim(p) => write!(f, "{}", p.name()),
-            Sketch::Literal(l) => f.write_str(&crate::core::print::literal_to_source(*l)),
-            Sketch::App(a, b) => write!(f, "({a} {b})"),
-            Sketch::NatApp(a, n) => write!(f, "({a} {n})"),
-            Sketch::Lambda(b) => write!(f, "(fun => {b})"),
-            Sketch::Contains(s) => write!(f, "contains({s})"),
-            Sketch::Or(a, b) => write!(f, "({a} or {b})"),
-            Sketch::Typed(s, _) => write!(f, "({s} : …)"),
-        }
+        f.write_str(&self.to_text(&|n| n.to_string()))
     }
 }
