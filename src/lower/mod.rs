@@ -25,7 +25,10 @@ pub fn lower(p: &TypedProgram) -> TypedProgram {
     // Fusion exposes new redexes and new fusion opportunities; a few rounds reach a fixpoint.
     for _ in 0..8 {
         let next = normal(&on_body(&t, &mut |b| {
-            restructure::fuse_into_writers(&restructure::hoist_lets(b), true)
+            restructure::fuse_into_writers(
+                &restructure::hoist_lets(&restructure::simplify(b)),
+                true,
+            )
         }));
         if next == t {
             break;

@@ -246,3 +246,57 @@ pub fn fuse_into_writers(e: &Expr, written: bool) -> Expr {
         _ => e.clone(),
     }
 }
+
+/// The argument of `p x`, if `e` is that application.
+fn applied(e: &Expr, p: Primitive) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::App(f, x) if f.kind == ExprKind::Prim(p) => Some(x),
+        _ => None,
+    }
+}
+
+/// Removes layout round trips that extraction may leave (they are views, so this only makes the
+/// program and the index expressions simpler): `fst (unzip (zip a b))` is `a`,
+/// `snd (unzip (zip a b))` is `b`, `transpose (transpose x)` is `x`, `join (split s x)` is `x`.
+pub fn simplify(e: &Expr) -> Expr {
+    let e = match &e.kind {
+        ExprKind::App(f, a) => Expr::new(
+            ExprKind::App(Box::new(simplify(f)), Box::new(simplify(a))),
+            e.ty.clone(),
+        ),
+        ExprKind::Lambda(b) => Expr::new(ExprKind::Lambda(Box::new(simplify(b))), e.ty.clone()),
+        ExprKind::NatLambda(b) => {
+            Expr::new(ExprKind::NatLambda(Box::new(simplify(b))), e.ty.clone())
+        }
+        ExprKind::NatApp(f, n) => Expr::new(
+            ExprKind::NatApp(Box::new(simplify(f)), n.clone()),
+            e.ty.clone(),
+        ),
+        _ => return e.clone(),
+    };
+    for (proj, first) in [(Primitive::Fst, true), (Primitive::Snd, false)] {
+        if let Some(zipped) = applied(&e, proj).and_then(|u| applied(u, Primitive::Unzip)) {
+            if let ExprKind::App(za, b) = &zipped.kind {
+                if let Some(a) = applied(za, Primitive::Zip) {
+                    return if first { a.clone() } else { (**b).clone() };
+                }
+            }
+        }
+    }
+    if let Some(x) =
+        applied(&e, Primitive::Transpose).and_then(|t| applied(t, Primitive::Transpose))
+    {
+        return x.clone();
+    }
+    if let Some(ExprKind::NatApp(s, _)) = applied(&e, Primitive::Join).map(|j| match &j.kind {
+        ExprKind::App(sp, _) => &sp.kind,
+        other => other,
+    }) {
+        if s.kind == ExprKind::Prim(Primitive::Split) {
+            if let Some(ExprKind::App(_, x)) = applied(&e, Primitive::Join).map(|j| &j.kind) {
+                return (**x).clone();
+            }
+        }
+    }
+    e
+}
