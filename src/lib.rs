@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod codegen;
 pub mod core;
 pub mod diagnostics;
 pub mod driver;

@@ -49,6 +49,20 @@ enum Command {
         #[arg(long)]
         entry: Option<String>,
     },
+    /// Compile a low-level `.rise` file to C: writes FILE.c and its header FILE.h with `-o`.
+    EmitC {
+        /// The `.rise` file (already low-level: mapSeq, mapPar, reduceSeq, toMem, …).
+        file: String,
+        /// The output `.c` file; the header is written beside it with the extension `.h`.
+        #[arg(short = 'o', long = "output", value_name = "OUT.c")]
+        output: Option<String>,
+        /// Compile these sizes in, e.g. `m=1024,n=1024,k=1024` (the size parameters disappear).
+        #[arg(long)]
+        size: Option<String>,
+        /// The definition to use as entry point (default: the last one).
+        #[arg(long)]
+        entry: Option<String>,
+    },
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
     /// Search for GOAL from START by equality saturation with the given rules.
@@ -131,6 +145,19 @@ fn run(command: Command) -> ExitCode {
         } => risec::cli::eval(&file, &size, seed, entry.as_deref()).map(ok),
         Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(risec::cli::rules())),
+        Command::EmitC {
+            file,
+            output,
+            size,
+            entry,
+        } => risec::driver::compile_file(&file, entry.as_deref()).and_then(|p| {
+            risec::codegen::driver::compile_to_files(
+                &p,
+                output.as_deref().map(std::path::Path::new),
+                size.as_deref(),
+            )
+            .map(|(_, text)| ok(text))
+        }),
         Command::Prove {
             start,
             goal,
