@@ -63,6 +63,35 @@ enum Command {
         #[arg(long)]
         entry: Option<String>,
     },
+    /// Benchmark matrix-multiplication versions against the hand-written C baselines and
+    /// OpenBLAS: compile (cc), verify against the naive C baseline, time, print a table.
+    Bench {
+        /// A version: `NAME=FILE.rise`, a low-level `def matmul {m n k : nat} (a : m.k.f32)
+        /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
+        #[arg(long = "version", value_name = "NAME=FILE.rise")]
+        versions: Vec<String>,
+        /// The sizes, e.g. `m=1024,n=1024,k=1024`.
+        #[arg(long, default_value = "m=1024,n=1024,k=1024")]
+        size: String,
+        /// OpenMP thread counts, e.g. `1,2`.
+        #[arg(long, default_value = "1", value_delimiter = ',')]
+        threads: Vec<u32>,
+        /// Timed rounds per thread count (kernels interleaved; the median is reported).
+        #[arg(long, default_value_t = 7)]
+        rounds: u32,
+        /// Draw GFLOP/s bars to this SVG file.
+        #[arg(long, value_name = "OUT.svg")]
+        plot: Option<String>,
+        /// Write the results as CSV to this file.
+        #[arg(long, value_name = "OUT.csv")]
+        csv: Option<String>,
+        /// Keep the generated C and the driver in this directory.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<String>,
+        /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
+        #[arg(long)]
+        no_baselines: bool,
+    },
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
     /// Search for GOAL from START by equality saturation with the given rules.
@@ -145,6 +174,26 @@ fn run(command: Command) -> ExitCode {
         } => risec::cli::eval(&file, &size, seed, entry.as_deref()).map(ok),
         Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(risec::cli::rules())),
+        Command::Bench {
+            versions,
+            size,
+            threads,
+            rounds,
+            plot,
+            csv,
+            keep,
+            no_baselines,
+        } => risec::bench::cli::bench(&risec::bench::cli::BenchArgs {
+            versions,
+            size,
+            threads,
+            rounds,
+            plot,
+            csv,
+            keep,
+            baselines: !no_baselines,
+        })
+        .map(ok),
         Command::EmitC {
             file,
             output,

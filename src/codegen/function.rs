@@ -168,9 +168,11 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
     }
     let out_scalar = match result_ty.get() {
         TypeNode::Scalar(_) | TypeNode::Array(..) => Lowering::base_scalar(&result_ty)?,
-        _ => return Err(CodegenError::new(format!(
+        _ => {
+            return Err(CodegenError::new(format!(
             "the result has type {result_ty}: only scalars and arrays of scalars can be returned"
-        ))),
+        )))
+        }
     };
     low.scalars(&result_ty)?;
     let value = low.eval(body, &Rc::new(env))?;

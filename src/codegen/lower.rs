@@ -1091,20 +1091,9 @@ impl Lowering {
     ) -> R<()> {
         let xs = self.force(xs.clone())?;
         let n = self.len(&xs.ty)?;
-        let plain = match (&*dest.node, dest.path.is_empty()) {
-            (
-                AccNode::Mem {
-                    buf,
-                    ty: mem_ty,
-                    offset,
-                    aligned_base,
-                },
-                true,
-            ) if mem_ty == ty => Some((buf.clone(), offset.clone(), *aligned_base)),
-            _ => None,
-        };
+        let plain = mem_region(dest, self)?.filter(|(_, _, t, _)| t == ty);
         let (buf, offset, aligned_base, copy_out) = match plain {
-            Some((b, o, a)) => (b, o, a, false),
+            Some((b, o, _, a)) => (b, o, a, false),
             None => {
                 let (b, _) = self.alloc_temp(ty, "acc")?;
                 (b, Ix::constant(0), true, true)
@@ -1173,6 +1162,33 @@ impl Lowering {
         }
         Ok(())
     }
+}
+
+/// The memory region an acceptor writes when it is plain memory indexed by array levels only:
+/// buffer, offset, type of the region, aligned base.
+fn mem_region(acc: &Acc, low: &Lowering) -> R<Option<(String, Ix, Type, bool)>> {
+    let AccNode::Mem {
+        buf,
+        ty,
+        offset,
+        aligned_base,
+    } = &*acc.node
+    else {
+        return Ok(None);
+    };
+    let mut idx = offset.clone();
+    let mut t = ty.clone();
+    for i in &acc.path {
+        let next = match t.get() {
+            TypeNode::Array(_, e) => {
+                idx = idx.add(&i.mul(&low.scalars(e)?));
+                e.clone()
+            }
+            _ => return Ok(None),
+        };
+        t = next;
+    }
+    Ok(Some((buf.clone(), idx, t, *aligned_base)))
 }
 
 /// Whether every read of `buf` in `stmts` is inside a store to `buf` at the same index.
