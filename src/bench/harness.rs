@@ -215,8 +215,12 @@ pub fn compile_executable(
         .map_err(|e| format!("error: cannot run the C compiler: {e}"))?;
     if !result.status.success() {
         return Err(format!(
-            "error: the C compiler failed ({:?}):\n{}",
-            cmd,
+            "error: the C compiler failed ({} {}):\n{}",
+            cmd.get_program().to_string_lossy(),
+            cmd.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" "),
             String::from_utf8_lossy(&result.stderr)
         ));
     }

@@ -119,11 +119,13 @@ pub fn kernel_function(name: &str) -> String {
     format!("rise_{s}")
 }
 
-/// Writes the generated versions, the driver and builds the executable in `dir`; returns the
-/// executable and the kernels it runs.
+/// Writes the generated versions and the driver and builds the executable in `dir`, with the
+/// hand-written baselines named in `baselines` (names of [`BASELINES`]) and OpenBLAS when
+/// `openblas` is set and it is installed; returns the executable and the kernels it runs.
 pub fn build(
     versions: &[Version],
-    baselines: bool,
+    baselines: &[&str],
+    openblas: bool,
     dir: &Path,
     extra_flags: &[&str],
 ) -> Result<(PathBuf, Vec<(Kernel, Origin)>), String> {
@@ -158,7 +160,7 @@ pub fn build(
     }
     let base = harness::baselines_dir();
     for (name, function, file) in BASELINES {
-        if baselines || name == "naive" {
+        if baselines.contains(&name) {
             sources.push(base.join(file));
             kernels.push((
                 Kernel {
@@ -169,7 +171,7 @@ pub fn build(
             ));
         }
     }
-    let openblas = baselines && harness::openblas_available();
+    let openblas = openblas && harness::openblas_available();
     let mut libs = Vec::new();
     if openblas {
         sources.push(base.join("openblas.c"));
@@ -220,7 +222,12 @@ pub fn run(
         "compiling {} version(s) and the baselines with cc...",
         versions.len()
     ));
-    let (exe, kernels) = build(versions, options.baselines, &dir, &[])?;
+    let names: Vec<&str> = BASELINES
+        .iter()
+        .map(|b| b.0)
+        .filter(|n| options.baselines || *n == "naive")
+        .collect();
+    let (exe, kernels) = build(versions, &names, options.baselines, &dir, &[])?;
     let openblas = kernels.iter().any(|(_, o)| *o == Origin::OpenBlas);
     if options.baselines && !openblas {
         progress(

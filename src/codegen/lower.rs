@@ -869,9 +869,9 @@ impl Lowering {
                 View::Join { inner, m } => {
                     self.write(inner.clone(), &acc.through(&Layout::Join(m.clone())))
                 }
-                View::Transpose { inner } => {
-                    self.write(inner.clone(), &acc.through(&Layout::Transpose))
-                }
+                // A transposed view is copied in the destination's order: contiguous writes
+                // (and, for a transpose of a transpose, contiguous reads too).
+                View::Transpose { .. } => self.copy(&v, acc),
                 View::AsScalar { inner, w } => {
                     self.write(inner.clone(), &acc.through(&Layout::AsScalar(*w)))
                 }
