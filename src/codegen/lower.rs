@@ -637,24 +637,24 @@ impl Lowering {
         matches!(ty.get(), TypeNode::Scalar(_) | TypeNode::Vector(..))
     }
 
-    /// Allocates a temporary for a value of type `ty`: a local array inside loops (constant
-    /// size), else a heap buffer allocated once per call.
+    /// Allocates a temporary for a value of type `ty`: a local array when its size is a small
+    /// constant, else a heap buffer allocated once per call (not possible inside `mapPar`).
     fn alloc_temp(&mut self, ty: &Type, hint: &str) -> R<(String, bool)> {
         let len = self.scalars(ty)?;
         let scalar = Lowering::base_scalar(ty)?;
         let name = self.fresh(hint);
         let bytes = len.as_const().map(|l| l * scalar_bytes(scalar));
-        if self.loop_depth > 0 {
-            if let (Some(l), Some(b)) = (len.as_const(), bytes) {
-                if b <= MAX_STACK_TEMP {
-                    self.emit(Stmt::LocalArray {
-                        scalar,
-                        name: name.clone(),
-                        len: l.max(1),
-                    });
-                    return Ok((name, false));
-                }
+        if let (Some(l), Some(b)) = (len.as_const(), bytes) {
+            if b <= MAX_STACK_TEMP {
+                self.emit(Stmt::LocalArray {
+                    scalar,
+                    name: name.clone(),
+                    len: l.max(1),
+                });
+                return Ok((name, false));
             }
+        }
+        if self.loop_depth > 0 {
             if self.par_depth > 0 {
                 return err(format!(
                     "a temporary of type {ty} ({} elements) is needed inside a parallel loop (mapPar); only constant-size temporaries of at most {MAX_STACK_TEMP} bytes can be private to a thread: use --size, smaller tiles, or move the toMem out of the mapPar",
