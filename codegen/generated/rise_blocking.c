@@ -16,27 +16,27 @@ int rise_blocking(int m, int n, int k, float *restrict out, const float *restric
     if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX) return 3;
-    for (int i_a = 0; i_a < (m / 32); i_a++) { // mapSeq
-        for (int i_b = 0; i_b < (n / 32); i_b++) { // mapSeq
+    for (int a_blk = 0; a_blk < (m / 32); a_blk++) { // mapSeq
+        for (int b_blk = 0; b_blk < (n / 32); b_blk++) { // mapSeq
             float acc[1024] __attribute__((aligned(64)));
             // reduceSeq: initialise the accumulator acc
-            for (int c_g = 0; c_g < 32; c_g++) { // copy
-                for (int c_g1 = 0; c_g1 < 32; c_g1++) { // copy
-                    acc[c_g * 32 + c_g1] = 0.0f;
+            for (int g_row = 0; g_row < 32; g_row++) { // copy
+                for (int g_i = 0; g_i < 32; g_i++) { // copy
+                    acc[g_i + g_row * 32] = 0.0f;
                 }
             }
-            for (int r_a = 0; r_a < (k / 4); r_a++) { // reduceSeq
-                for (int r_a1 = 0; r_a1 < 4; r_a1++) { // reduceSeq
-                    for (int i_acc = 0; i_acc < 32; i_acc++) { // mapSeq
-                        for (int i_acc1 = 0; i_acc1 < 32; i_acc1++) { // mapSeq
-                            acc[i_acc * 32 + i_acc1] = acc[i_acc * 32 + i_acc1] + (a[i_a * k * 32 + i_acc * k + r_a * 4 + r_a1] * b[i_acc1 + i_b * 32 + r_a * n * 4 + r_a1 * n]);
+            for (int k_a_i = 0; k_a_i < (k / 4); k_a_i++) { // reduceSeq
+                for (int k_a_i1 = 0; k_a_i1 < 4; k_a_i1++) { // reduceSeq
+                    for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
+                        for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
+                            acc[acc_i * 32 + acc_i1] = acc[acc_i * 32 + acc_i1] + (a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + k_a_i1] * b[k_a_i * n * 4 + k_a_i1 * n + acc_i1 + b_blk * 32]);
                         }
                     }
                 }
             }
-            for (int c_acc = 0; c_acc < 32; c_acc++) { // copy
-                for (int c_acc1 = 0; c_acc1 < 32; c_acc1++) { // copy
-                    out[c_acc * n + c_acc1 + i_a * n * 32 + i_b * 32] = acc[c_acc * 32 + c_acc1];
+            for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
+                for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // copy
+                    out[a_blk * n * 32 + acc_row * n + acc_i2 + b_blk * 32] = acc[acc_i2 + acc_row * 32];
                 }
             }
         }

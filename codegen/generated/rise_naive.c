@@ -13,13 +13,13 @@
 int rise_naive(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX) return 3;
-    for (int i_a = 0; i_a < m; i_a++) { // mapSeq
-        for (int i_b = 0; i_b < n; i_b++) { // mapSeq
+    for (int a_row = 0; a_row < m; a_row++) { // mapSeq
+        for (int b_col = 0; b_col < n; b_col++) { // mapSeq
             float acc = 0.0f;
-            for (int r_a = 0; r_a < k; r_a++) { // reduceSeq
-                acc = acc + (a[i_a * k + r_a] * b[i_b + r_a * n]);
+            for (int k_a_i = 0; k_a_i < k; k_a_i++) { // reduceSeq
+                acc = acc + (a[a_row * k + k_a_i] * b[k_a_i * n + b_col]);
             }
-            out[i_a * n + i_b] = acc;
+            out[a_row * n + b_col] = acc;
         }
     }
     return 0;

@@ -22,63 +22,63 @@ int rise_parallel(int m, int n, int k, float *restrict out, const float *restric
     if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 32) * 32 > INT_MAX) return 3;
-    float *tmp = aligned_alloc(64, (((size_t)(k * (n / 32) * 32) * sizeof(float) + 63) / 64) * 64);
-    if (!tmp) { free(tmp); return 2; }
-    // toMem: materialise into tmp
+    float *mem = aligned_alloc(64, (((size_t)(k * (n / 32) * 32) * sizeof(float) + 63) / 64) * 64);
+    if (!mem) { free(mem); return 2; }
+    // toMem: materialised into mem because it is read
     #pragma omp parallel for
-    for (int i_b = 0; i_b < (n / 32); i_b++) { // mapPar
-        for (int c_b = 0; c_b < k; c_b++) { // copy
-            for (int c_b1 = 0; c_b1 < 32; c_b1++) { // copy
-                tmp[c_b * 32 + c_b1 + i_b * k * 32] = b[c_b * n + c_b1 + i_b * 32];
+    for (int b_blk = 0; b_blk < (n / 32); b_blk++) { // mapPar
+        for (int b_col = 0; b_col < k; b_col++) { // copy
+            for (int b_i = 0; b_i < 32; b_i++) { // copy
+                mem[b_blk * k * 32 + b_col * 32 + b_i] = b[b_col * n + b_blk * 32 + b_i];
             }
         }
     }
     #pragma omp parallel for
-    for (int i_a = 0; i_a < (m / 32); i_a++) { // mapPar
-        for (int i_tmp = 0; i_tmp < (n / 32); i_tmp++) { // mapSeq
-            float tmp1[1024] __attribute__((aligned(64)));
-            // toMem: materialise into tmp1
-            // reduceSeq: initialise the accumulator tmp1
-            for (int c_g = 0; c_g < 32; c_g++) { // copy
-                for (int c_g1 = 0; c_g1 < 4; c_g1++) { // copy
-                    f32x8_store_aligned(&tmp1[c_g * 32 + c_g1 * 8], (f32x8){0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+    for (int a_blk = 0; a_blk < (m / 32); a_blk++) { // mapPar
+        for (int mem_row = 0; mem_row < (n / 32); mem_row++) { // mapSeq
+            float acc[1024] __attribute__((aligned(64)));
+            // reduceSeq: materialised into acc because it is read
+            // reduceSeq: initialise the accumulator acc
+            for (int g_row = 0; g_row < 32; g_row++) { // copy
+                for (int g_vec = 0; g_vec < 4; g_vec++) { // copy
+                    f32x8_store_aligned(&acc[g_row * 32 + g_vec * 8], (f32x8){0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
                 }
             }
-            for (int r_a = 0; r_a < (k / 4); r_a++) { // reduceSeq
-                for (int i_tmp1 = 0; i_tmp1 < 32; i_tmp1++) { // mapSeq
+            for (int k_a_i = 0; k_a_i < (k / 4); k_a_i++) { // reduceSeq
+                for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
                     { // reduceSeqUnroll: iteration 0
-                        for (int i_tmp11 = 0; i_tmp11 < 4; i_tmp11++) { // mapSeq
-                            float s = a[i_a * k * 32 + i_tmp1 * k + r_a * 4];
-                            f32x8_store_aligned(&tmp1[i_tmp1 * 32 + i_tmp11 * 8], f32x8_load_aligned(&tmp1[i_tmp1 * 32 + i_tmp11 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load_aligned(&tmp[i_tmp * k * 32 + i_tmp11 * 8 + r_a * 128])));
+                        for (int acc_i1 = 0; acc_i1 < 4; acc_i1++) { // mapSeq
+                            float s = a[a_blk * k * 32 + acc_i * k + k_a_i * 4];
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i1 * 8 + k_a_i * 128])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 1
-                        for (int i_tmp12 = 0; i_tmp12 < 4; i_tmp12++) { // mapSeq
-                            float s1 = a[i_a * k * 32 + i_tmp1 * k + r_a * 4 + 1];
-                            f32x8_store_aligned(&tmp1[i_tmp1 * 32 + i_tmp12 * 8], f32x8_load_aligned(&tmp1[i_tmp1 * 32 + i_tmp12 * 8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load_aligned(&tmp[i_tmp * k * 32 + i_tmp12 * 8 + r_a * 128 + 32])));
+                        for (int acc_i2 = 0; acc_i2 < 4; acc_i2++) { // mapSeq
+                            float s1 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 1];
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i2 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i2 * 8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i2 * 8 + k_a_i * 128 + 32])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 2
-                        for (int i_tmp13 = 0; i_tmp13 < 4; i_tmp13++) { // mapSeq
-                            float s2 = a[i_a * k * 32 + i_tmp1 * k + r_a * 4 + 2];
-                            f32x8_store_aligned(&tmp1[i_tmp1 * 32 + i_tmp13 * 8], f32x8_load_aligned(&tmp1[i_tmp1 * 32 + i_tmp13 * 8]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load_aligned(&tmp[i_tmp * k * 32 + i_tmp13 * 8 + r_a * 128 + 64])));
+                        for (int acc_i3 = 0; acc_i3 < 4; acc_i3++) { // mapSeq
+                            float s2 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 2];
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i3 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i3 * 8]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i3 * 8 + k_a_i * 128 + 64])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 3
-                        for (int i_tmp14 = 0; i_tmp14 < 4; i_tmp14++) { // mapSeq
-                            float s3 = a[i_a * k * 32 + i_tmp1 * k + r_a * 4 + 3];
-                            f32x8_store_aligned(&tmp1[i_tmp1 * 32 + i_tmp14 * 8], f32x8_load_aligned(&tmp1[i_tmp1 * 32 + i_tmp14 * 8]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load_aligned(&tmp[i_tmp * k * 32 + i_tmp14 * 8 + r_a * 128 + 96])));
+                        for (int acc_i4 = 0; acc_i4 < 4; acc_i4++) { // mapSeq
+                            float s3 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 3];
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i4 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i4 * 8]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i4 * 8 + k_a_i * 128 + 96])));
                         }
                     }
                 }
             }
-            for (int i_tmp15 = 0; i_tmp15 < 32; i_tmp15++) { // mapSeq
-                for (int c_tmp1 = 0; c_tmp1 < 4; c_tmp1++) { // copy
-                    f32x8_store(&out[c_tmp1 * 8 + i_a * n * 32 + i_tmp * 32 + i_tmp15 * n], f32x8_load_aligned(&tmp1[c_tmp1 * 8 + i_tmp15 * 32]));
+            for (int acc_row = 0; acc_row < 32; acc_row++) { // mapSeq
+                for (int acc_vec = 0; acc_vec < 4; acc_vec++) { // copy
+                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + acc_vec * 8 + mem_row * 32], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
                 }
             }
         }
     }
-    free(tmp);
+    free(mem);
     return 0;
 }

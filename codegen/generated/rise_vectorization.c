@@ -22,29 +22,29 @@ int rise_vectorization(int m, int n, int k, float *restrict out, const float *re
     if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX) return 3;
-    for (int i_a = 0; i_a < (m / 32); i_a++) { // mapSeq
-        for (int i_b = 0; i_b < (n / 32); i_b++) { // mapSeq
-            float tmp[1024] __attribute__((aligned(64)));
-            // toMem: materialise into tmp
-            // reduceSeq: initialise the accumulator tmp
-            for (int c_g = 0; c_g < 32; c_g++) { // copy
-                for (int c_g1 = 0; c_g1 < 4; c_g1++) { // copy
-                    f32x8_store_aligned(&tmp[c_g * 32 + c_g1 * 8], (f32x8){0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+    for (int a_blk = 0; a_blk < (m / 32); a_blk++) { // mapSeq
+        for (int b_blk = 0; b_blk < (n / 32); b_blk++) { // mapSeq
+            float acc[1024] __attribute__((aligned(64)));
+            // reduceSeq: materialised into acc because it is read
+            // reduceSeq: initialise the accumulator acc
+            for (int g_row = 0; g_row < 32; g_row++) { // copy
+                for (int g_vec = 0; g_vec < 4; g_vec++) { // copy
+                    f32x8_store_aligned(&acc[g_row * 32 + g_vec * 8], (f32x8){0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
                 }
             }
-            for (int r_a = 0; r_a < (k / 4); r_a++) { // reduceSeq
-                for (int r_a1 = 0; r_a1 < 4; r_a1++) { // reduceSeq
-                    for (int i_tmp = 0; i_tmp < 32; i_tmp++) { // mapSeq
-                        for (int i_tmp1 = 0; i_tmp1 < 4; i_tmp1++) { // mapSeq
-                            float s = a[i_a * k * 32 + i_tmp * k + r_a * 4 + r_a1];
-                            f32x8_store_aligned(&tmp[i_tmp * 32 + i_tmp1 * 8], f32x8_load_aligned(&tmp[i_tmp * 32 + i_tmp1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&b[i_b * 32 + i_tmp1 * 8 + r_a * n * 4 + r_a1 * n])));
+            for (int k_a_i = 0; k_a_i < (k / 4); k_a_i++) { // reduceSeq
+                for (int k_a_i1 = 0; k_a_i1 < 4; k_a_i1++) { // reduceSeq
+                    for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
+                        for (int acc_i1 = 0; acc_i1 < 4; acc_i1++) { // mapSeq
+                            float s = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + k_a_i1];
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&b[k_a_i * n * 4 + k_a_i1 * n + acc_i1 * 8 + b_blk * 32])));
                         }
                     }
                 }
             }
-            for (int i_tmp2 = 0; i_tmp2 < 32; i_tmp2++) { // mapSeq
-                for (int c_tmp = 0; c_tmp < 4; c_tmp++) { // copy
-                    f32x8_store(&out[c_tmp * 8 + i_a * n * 32 + i_b * 32 + i_tmp2 * n], f32x8_load_aligned(&tmp[c_tmp * 8 + i_tmp2 * 32]));
+            for (int acc_row = 0; acc_row < 32; acc_row++) { // mapSeq
+                for (int acc_vec = 0; acc_vec < 4; acc_vec++) { // copy
+                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + acc_vec * 8 + b_blk * 32], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
                 }
             }
         }

@@ -229,9 +229,9 @@ impl Ix {
         if self.terms.is_empty() {
             return "0".into();
         }
-        // Constant last, the rest in canonical order; positive terms first.
+        // Positive terms first, higher degree (larger strides) before lower, the constant last.
         let mut order: Vec<&(Vec<Atom>, i64)> = self.terms.iter().collect();
-        order.sort_by_key(|(m, c)| (m.is_empty(), *c < 0));
+        order.sort_by_key(|(m, c)| (*c < 0, m.is_empty(), std::cmp::Reverse(m.len())));
         let mut out = String::new();
         for (pos, (m, c)) in order.iter().enumerate() {
             let neg = *c < 0;

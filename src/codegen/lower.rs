@@ -618,10 +618,17 @@ impl Lowering {
                 kind: ValKind::Scalar(CExpr::Var(name)),
             });
         }
-        let (buf, on_heap) = self.alloc_temp(&v.ty, "tmp")?;
-        let _ = on_heap;
+        let (hint, what) = match &**d {
+            Deferred::Reduce { prim, .. } => ("acc", prim.name()),
+            Deferred::Map { prim, .. } => ("tmp", prim.name()),
+            Deferred::ToMem(_) => ("mem", "toMem"),
+            Deferred::Layout(..) => ("tmp", "a computed array"),
+        };
+        let (buf, _) = self.alloc_temp(&v.ty, hint)?;
         let acc = Acc::mem(&buf, v.ty.clone(), Ix::constant(0), true);
-        self.emit(Stmt::Comment(format!("toMem: materialise into {buf}")));
+        self.emit(Stmt::Comment(format!(
+            "{what}: materialised into {buf} because it is read"
+        )));
         self.write(v.clone(), &acc)?;
         Ok(Val {
             ty: v.ty,
@@ -837,7 +844,7 @@ impl Lowering {
                         Primitive::MapSeqUnroll => LoopKind::Unroll,
                         _ => LoopKind::Seq,
                     };
-                    let hint = format!("i_{}", root_name(&xs));
+                    let hint = loop_name(&xs);
                     self.loop_(kind, &hint, n, prim.name(), &mut |s, i| {
                         let x = s.elem(&xs, &i)?;
                         let y = s.apply(f.clone(), x)?;
@@ -895,7 +902,7 @@ impl Lowering {
     /// A copy loop from a view into an acceptor.
     fn copy<'a>(&mut self, v: &Val<'a>, acc: &Acc) -> R<()> {
         let n = self.len(&v.ty)?;
-        let hint = format!("c_{}", root_name(v));
+        let hint = loop_name(v);
         self.loop_(LoopKind::Seq, &hint, n, "copy", &mut |s, i| {
             let x = s.elem(v, &i)?;
             s.write(x, &acc.elem(i))
@@ -1067,7 +1074,7 @@ impl Lowering {
         } else {
             LoopKind::Seq
         };
-        let hint = format!("r_{}", root_name(&xs));
+        let hint = format!("k_{}", loop_name(&xs));
         let target = Acc::var(&name);
         self.loop_(kind, &hint, n, prim.name(), &mut |s, i| {
             let x = s.elem(&xs, &i)?;
@@ -1123,7 +1130,7 @@ impl Lowering {
                 LoopKind::Seq
             }
         };
-        let hint = format!("r_{}", root_name(&xs));
+        let hint = format!("k_{}", loop_name(&xs));
         // First attempt: update in place.
         self.push_block();
         let attempt = self.loop_(kind(), &hint, n.clone(), prim.name(), &mut |s, i| {
@@ -1328,7 +1335,26 @@ fn root_is_temp(v: &Val<'_>) -> bool {
     }
 }
 
-/// A name for loops over `v`: its buffer's name.
+/// A name for a loop over the elements of `v`: its buffer and what the elements are (`a_row`,
+/// `b_col`, `a_blk` for blocks of `split`, `tmp_vec` for vectors, `g_i` for `generate`).
+fn loop_name(v: &Val<'_>) -> String {
+    let what = match &v.kind {
+        ValKind::Array(view) => match &**view {
+            View::Split { .. } | View::Slide { .. } => "blk",
+            View::Transpose { .. } => "col",
+            View::AsVector { .. } => "vec",
+            _ => match v.ty.get() {
+                TypeNode::Array(_, e) if matches!(e.get(), TypeNode::Array(..)) => "row",
+                TypeNode::Array(_, e) if matches!(e.get(), TypeNode::Vector(..)) => "vec",
+                _ => "i",
+            },
+        },
+        _ => "i",
+    };
+    format!("{}_{what}", root_name(v))
+}
+
+/// The buffer a view reads.
 fn root_name(v: &Val<'_>) -> String {
     match &v.kind {
         ValKind::Array(view) => match &**view {

@@ -29,7 +29,7 @@
 //! let options = risec::codegen::CodegenOptions::new("scale.h");
 //! let c = risec::codegen::emit_c(&program, &options).unwrap();
 //! assert!(c.header.contains("int scale(int n, float *restrict out, const float *restrict xs);"));
-//! assert!(c.source.contains("out[i_xs] = xs[i_xs] * 2.0f;"));
+//! assert!(c.source.contains("out[xs_i] = xs[xs_i] * 2.0f;"));
 //! ```
 
 pub mod c_ast;
