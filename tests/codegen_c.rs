@@ -322,3 +322,22 @@ fn vectors_temporaries_and_windows_match_the_interpreter() {
     let rev = "def r {n : nat} (x : n.2.f32) : 2.f32 = x |> reduceSeq (fun acc row => zip (transpose (split 1 acc) |> join |> drop 1 |> pad 0 1 0.0) row |> mapSeq (fun p => fst p + snd p)) (generate (fun i => 1.0))";
     check_against_interpreter("accshift", rev, rev, &[4]);
 }
+
+#[test]
+fn a_sketch_shaped_tile_reduction_matches_the_interpreter() {
+    // The shape equality saturation produces for blocking: the tile accumulator is a generated
+    // zero tile, each step adds an outer product read through views, the output is written
+    // through transpose and join.
+    let low = "def matmul {m n k : nat} (a : ((m/32)*32).k.f32) (b : k.((n/32)*32).f32) : m.n.f32 =
+  join (mapSeq (fun arows => transpose (join (mapSeq (fun bcols => transpose (
+    reduceSeq (fun acc p => mapSeq (fun z => mapSeq (fun w => fst w + snd w) (zip (fst z) (snd z))) (zip acc p))
+      (generate (fun i => generate (fun j => 0.0)))
+      (map (fun kk => map (fun x => map (fun y => x * y) (snd kk)) (fst kk)) (zip (transpose arows) (transpose bcols)))))
+    (split 32 (transpose b))))) (split 32 a))";
+    check_against_interpreter(
+        "tile_reduction",
+        low,
+        &example("examples/matmul.rise"),
+        &[64, 32, 5],
+    );
+}

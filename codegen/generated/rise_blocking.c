@@ -22,21 +22,21 @@ int rise_blocking(int m, int n, int k, float *restrict out, const float *restric
             // reduceSeq: initialise the accumulator acc
             for (int g_row = 0; g_row < 32; g_row++) { // copy
                 for (int g_i = 0; g_i < 32; g_i++) { // copy
-                    acc[g_i + g_row * 32] = 0.0f;
+                    acc[g_row * 32 + g_i] = 0.0f;
                 }
             }
             for (int k_a_i = 0; k_a_i < (k / 4); k_a_i++) { // reduceSeq
                 for (int k_a_i1 = 0; k_a_i1 < 4; k_a_i1++) { // reduceSeq
                     for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
                         for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
-                            acc[acc_i * 32 + acc_i1] = acc[acc_i * 32 + acc_i1] + (a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + k_a_i1] * b[k_a_i * n * 4 + k_a_i1 * n + acc_i1 + b_blk * 32]);
+                            acc[acc_i * 32 + acc_i1] = acc[acc_i * 32 + acc_i1] + (a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + k_a_i1] * b[k_a_i * n * 4 + k_a_i1 * n + b_blk * 32 + acc_i1]);
                         }
                     }
                 }
             }
             for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
                 for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // copy
-                    out[a_blk * n * 32 + acc_row * n + acc_i2 + b_blk * 32] = acc[acc_i2 + acc_row * 32];
+                    out[a_blk * n * 32 + acc_row * n + b_blk * 32 + acc_i2] = acc[acc_row * 32 + acc_i2];
                 }
             }
         }

@@ -48,32 +48,32 @@ int rise_cache_blocks(int m, int n, int k, float *restrict out, const float *res
                     { // reduceSeqUnroll: iteration 0
                         for (int acc_i1 = 0; acc_i1 < 4; acc_i1++) { // mapSeq
                             float s = a[a_blk * k * 32 + acc_i * k + k_a_i * 4];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i1 * 8 + k_a_i * 128])));
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i1 * 8])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 1
                         for (int acc_i2 = 0; acc_i2 < 4; acc_i2++) { // mapSeq
                             float s1 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 1];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i2 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i2 * 8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i2 * 8 + k_a_i * 128 + 32])));
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i2 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i2 * 8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i2 * 8 + 32])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 2
                         for (int acc_i3 = 0; acc_i3 < 4; acc_i3++) { // mapSeq
                             float s2 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 2];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i3 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i3 * 8]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i3 * 8 + k_a_i * 128 + 64])));
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i3 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i3 * 8]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i3 * 8 + 64])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 3
                         for (int acc_i4 = 0; acc_i4 < 4; acc_i4++) { // mapSeq
                             float s3 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 3];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i4 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i4 * 8]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load_aligned(&mem[mem_row * k * 32 + acc_i4 * 8 + k_a_i * 128 + 96])));
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i4 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i4 * 8]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i4 * 8 + 96])));
                         }
                     }
                 }
             }
             for (int acc_row = 0; acc_row < 32; acc_row++) { // mapSeq
                 for (int acc_vec = 0; acc_vec < 4; acc_vec++) { // copy
-                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + acc_vec * 8 + mem_row * 32], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
+                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + mem_row * 32 + acc_vec * 8], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
                 }
             }
         }

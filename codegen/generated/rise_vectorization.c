@@ -37,14 +37,14 @@ int rise_vectorization(int m, int n, int k, float *restrict out, const float *re
                     for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
                         for (int acc_i1 = 0; acc_i1 < 4; acc_i1++) { // mapSeq
                             float s = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + k_a_i1];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&b[k_a_i * n * 4 + k_a_i1 * n + acc_i1 * 8 + b_blk * 32])));
+                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&b[k_a_i * n * 4 + k_a_i1 * n + b_blk * 32 + acc_i1 * 8])));
                         }
                     }
                 }
             }
             for (int acc_row = 0; acc_row < 32; acc_row++) { // mapSeq
                 for (int acc_vec = 0; acc_vec < 4; acc_vec++) { // copy
-                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + acc_vec * 8 + b_blk * 32], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
+                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + b_blk * 32 + acc_vec * 8], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
                 }
             }
         }

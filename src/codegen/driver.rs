@@ -82,7 +82,7 @@ pub fn compile_to_files(
     sizes: Option<&str>,
 ) -> Result<(CProgram, String), String> {
     let options = options_for(program, output, sizes)?;
-    let c = emit_c(program, &options).map_err(|e| format!("error: {e}"))?;
+    let c = emit_c(program, &options).map_err(|e| format!("error: `{}`: {e}", program.name))?;
     match output {
         Some(path) => {
             let header = header_path(path);

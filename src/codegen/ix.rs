@@ -229,9 +229,18 @@ impl Ix {
         if self.terms.is_empty() {
             return "0".into();
         }
-        // Positive terms first, higher degree (larger strides) before lower, the constant last.
+        // Positive terms first, then by degree and coefficient (larger strides first), the constant
+        // last.
         let mut order: Vec<&(Vec<Atom>, i64)> = self.terms.iter().collect();
-        order.sort_by_key(|(m, c)| (*c < 0, m.is_empty(), std::cmp::Reverse(m.len())));
+        order.sort_by_key(|(m, c)| {
+            use std::cmp::Reverse;
+            (
+                *c < 0,
+                m.is_empty(),
+                Reverse(m.len()),
+                Reverse(c.unsigned_abs()),
+            )
+        });
         let mut out = String::new();
         for (pos, (m, c)) in order.iter().enumerate() {
             let neg = *c < 0;

@@ -51,7 +51,8 @@ pub struct CodegenOptions {
     /// Sizes compiled in, in the order of the entry point's size parameters (`--size`); the
     /// size parameters then disappear from the signature. `None` keeps them symbolic.
     pub sizes: Option<Vec<u64>>,
-    /// The header file name the source `#include`s (`out.h` for `-o out.c`).
+    /// The header file name the source `#include`s (`out.h` for `-o out.c`); empty: the
+    /// function's name with `.h`.
     pub header_name: String,
     /// The C function's name; `None` keeps the definition's name.
     pub function_name: Option<String>,
