@@ -341,3 +341,31 @@ fn a_sketch_shaped_tile_reduction_matches_the_interpreter() {
         &[64, 32, 5],
     );
 }
+
+#[test]
+fn other_element_types_and_unused_parameters_compile_without_warnings() {
+    let src = "def r {n : nat} (x : (n*4).f64) (y : n.i32) : (n*4).f64 = x |> asVector 4 |> mapPar (fun v => v * vectorFromScalar 0.5f64) |> asScalar";
+    let p = risec::driver::compile_source(&SourceFile::new("r.rise", src), None).unwrap();
+    let c = emit_c(&p, &CodegenOptions::new("r.h")).unwrap();
+    assert!(c.source.contains("(void)y;"), "{}", c.source);
+    assert!(c.header.contains("#include <stdint.h>"));
+    let dir = work_dir("types");
+    std::fs::write(dir.join("r.c"), &c.source).unwrap();
+    std::fs::write(dir.join("r.h"), &c.header).unwrap();
+    let status = Command::new("gcc")
+        .args([
+            "-O3",
+            "-march=native",
+            "-fopenmp",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+        ])
+        .arg(dir.join("r.c"))
+        .arg("-o")
+        .arg(dir.join("r.o"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
