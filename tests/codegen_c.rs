@@ -47,7 +47,7 @@ fn version(name: &str) -> Version {
 }
 
 fn work_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("risec-codegen-test-{}-{tag}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("codegen-c-{tag}"));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
