@@ -25,6 +25,8 @@
 //! * [`intern`]: the hash-consing tables behind [`nat`] and [`types`].
 //! * [`interp`]: the reference interpreter and random inputs.
 //! * [`diagnostics`]: errors with file:line:col and underlined source.
+//! * [`codegen`]: low-level Rise to C (views, acceptors, OpenMP, vector extensions).
+//! * [`bench`]: `risec bench`: versions compiled with `cc`, verified and timed against baselines.
 //! * [`driver`], [`cli`]: the pipeline as one call, and the `risec` subcommands.
 //!
 //! ```
@@ -37,7 +39,9 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod cli;
+pub mod codegen;
 pub mod core;
 pub mod diagnostics;
 pub mod driver;

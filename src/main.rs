@@ -51,6 +51,9 @@ struct MainJob {
     /// The definition to use as entry point (default: the last one).
     #[arg(long)]
     entry: Option<String>,
+    /// With `--emit c`: compile these sizes in, e.g. `m=1024,n=1024,k=1024`.
+    #[arg(long)]
+    size: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -84,6 +87,54 @@ enum Command {
         /// The definition to use as entry point (default: the last one).
         #[arg(long)]
         entry: Option<String>,
+    },
+    /// Compile a low-level `.rise` file to C: writes FILE.c and its header FILE.h with `-o`.
+    EmitC {
+        /// The `.rise` file (already low-level: mapSeq, mapPar, reduceSeq, toMem, …).
+        file: String,
+        /// The output `.c` file; the header is written beside it with the extension `.h`.
+        #[arg(short = 'o', long = "output", value_name = "OUT.c")]
+        output: Option<String>,
+        /// Compile these sizes in, e.g. `m=1024,n=1024,k=1024` (the size parameters disappear).
+        #[arg(long)]
+        size: Option<String>,
+        /// The definition to use as entry point (default: the last one).
+        #[arg(long)]
+        entry: Option<String>,
+    },
+    /// Benchmark matrix-multiplication versions against the hand-written C baselines and
+    /// OpenBLAS: compile (cc), verify against the naive C baseline, time, print a table.
+    Bench {
+        /// The program the sketches optimise (e.g. `examples/matmul.rise`).
+        program: Option<String>,
+        /// A sketch file; the version it gives is named after the file (repeatable).
+        #[arg(long = "sketch", value_name = "FILE.sk")]
+        sketches: Vec<String>,
+        /// A version: `NAME=FILE.rise`, a low-level `def matmul {m n k : nat} (a : m.k.f32)
+        /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
+        #[arg(long = "version", value_name = "NAME=FILE.rise")]
+        versions: Vec<String>,
+        /// The sizes, e.g. `m=1024,n=1024,k=1024`.
+        #[arg(long, default_value = "m=1024,n=1024,k=1024")]
+        size: String,
+        /// OpenMP thread counts, e.g. `1,2`.
+        #[arg(long, default_value = "1", value_delimiter = ',')]
+        threads: Vec<u32>,
+        /// Timed rounds per thread count (kernels interleaved; the median is reported).
+        #[arg(long, default_value_t = 7)]
+        rounds: u32,
+        /// Draw GFLOP/s bars to this SVG file.
+        #[arg(long, value_name = "OUT.svg")]
+        plot: Option<String>,
+        /// Write the results as CSV to this file.
+        #[arg(long, value_name = "OUT.csv")]
+        csv: Option<String>,
+        /// Keep the generated C and the driver in this directory.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<String>,
+        /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
+        #[arg(long)]
+        no_baselines: bool,
     },
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
@@ -176,6 +227,43 @@ fn run(command: Command) -> ExitCode {
             .iter()
             .map(|(name, _, doc)| format!("{name:<18} {doc}\n"))
             .collect())),
+        Command::Bench {
+            program,
+            sketches,
+            versions,
+            size,
+            threads,
+            rounds,
+            plot,
+            csv,
+            keep,
+            no_baselines,
+        } => risec::bench::cli::bench(&risec::bench::cli::BenchArgs {
+            program,
+            sketches,
+            versions,
+            size,
+            threads,
+            rounds,
+            plot,
+            csv,
+            keep,
+            baselines: !no_baselines,
+        })
+        .map(ok),
+        Command::EmitC {
+            file,
+            output,
+            size,
+            entry,
+        } => risec::driver::compile_file(&file, entry.as_deref()).and_then(|p| {
+            risec::codegen::driver::compile_to_files(
+                &p,
+                output.as_deref().map(std::path::Path::new),
+                size.as_deref(),
+            )
+            .map(|(_, text)| ok(text))
+        }),
         Command::Prove {
             start,
             goal,
@@ -244,8 +332,9 @@ fn run_main_job(job: MainJob) -> ExitCode {
             job.emit
         ));
     }
-    if job.emit == "c" {
-        return fail("error: `--emit c` is not available yet: the C backend has not landed (use `--emit rise`)");
+    let emit_c = job.emit == "c" || job.output.as_deref().is_some_and(|o| o.ends_with(".c"));
+    if job.size.is_some() && !emit_c {
+        return fail("error: `--size` compiles sizes into C: use it with `--emit c` or `-o OUT.c`");
     }
     let started = std::time::Instant::now();
     let options = risec::search::SearchOptions {
@@ -311,6 +400,21 @@ fn run_main_job(job: MainJob) -> ExitCode {
             }
             if !write_stats(&done.steps, &done.facts, true) {
                 return ExitCode::from(1);
+            }
+            if emit_c {
+                let out = job.output.as_deref().map(std::path::Path::new);
+                let size = job.size.as_deref();
+                return match risec::codegen::driver::compile_to_files(&done.program, out, size) {
+                    Ok((_, text)) => {
+                        if out.is_none() {
+                            print!("{text}");
+                        } else if !quiet {
+                            eprint!("{text}");
+                        }
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                };
             }
             match &job.output {
                 Some(path) => {

@@ -1,0 +1,219 @@
+//! The benchmark's outputs: an aligned table, CSV, and an SVG bar chart (plotters).
+
+use super::{BenchReport, Measurement, Origin};
+use std::fmt::Write as _;
+use std::path::Path;
+
+impl BenchReport {
+    fn find(&self, threads: u32, pred: &dyn Fn(&Measurement) -> bool) -> Option<&Measurement> {
+        self.rows.iter().find(|r| r.threads == threads && pred(r))
+    }
+
+    /// The hand-written twin of a generated version (the baseline of the same name).
+    pub fn twin(&self, row: &Measurement) -> Option<&Measurement> {
+        let name = format!("{} (C)", row.name);
+        self.find(row.threads, &|r| {
+            r.origin == Origin::Baseline && r.name == name
+        })
+    }
+
+    /// `baseline median / row median` for the naive baseline, the twin and OpenBLAS.
+    pub fn ratios(&self, row: &Measurement) -> [Option<f64>; 3] {
+        let naive = self.find(row.threads, &|r| r.name == "naive (C)");
+        let twin = if row.origin == Origin::Generated {
+            self.twin(row)
+        } else {
+            None
+        };
+        let blas = self.find(row.threads, &|r| r.origin == Origin::OpenBlas);
+        [naive, twin, blas].map(|b| b.map(|b| b.median_ms / row.median_ms))
+    }
+
+    /// The table printed by `risec bench`.
+    pub fn table(&self) -> String {
+        let [m, n, k] = self.sizes;
+        let mut out = format!(
+            "matmul {m}x{n}x{k} f32; every kernel verified against the naive C baseline (max |c - ref| / max |ref| <= {:e})\n\
+             ratios are speed-ups: baseline median / kernel median (twin: the hand-written C of the same TVM step)\n\n",
+            super::REL_ERROR_BOUND
+        );
+        let header = [
+            "kernel",
+            "origin",
+            "threads",
+            "median ms",
+            "min ms",
+            "max ms",
+            "GFLOP/s",
+            "x naive",
+            "x twin",
+            "x OpenBLAS",
+        ];
+        let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+        for r in &self.rows {
+            let ratio = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+            let [naive, twin, blas] = self.ratios(r);
+            lines.push(vec![
+                r.name.clone(),
+                match r.origin {
+                    Origin::Generated => "risec",
+                    Origin::Baseline => "hand C",
+                    Origin::OpenBlas => "OpenBLAS",
+                }
+                .into(),
+                r.threads.to_string(),
+                format!("{:.2}", r.median_ms),
+                format!("{:.2}", r.min_ms),
+                format!("{:.2}", r.max_ms),
+                format!("{:.1}", r.gflops(self.sizes)),
+                ratio(naive),
+                ratio(twin),
+                ratio(blas),
+            ]);
+        }
+        let widths: Vec<usize> = (0..header.len())
+            .map(|c| {
+                lines
+                    .iter()
+                    .map(|l| l[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for l in &lines {
+            let cells: Vec<String> = l
+                .iter()
+                .enumerate()
+                .map(|(c, s)| {
+                    if c < 2 {
+                        format!("{s:<w$}", w = widths[c])
+                    } else {
+                        format!("{s:>w$}", w = widths[c])
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+        if !self.openblas {
+            out.push_str("\nOpenBLAS is not installed (apt-get install libopenblas-dev): no OpenBLAS column.\n");
+        }
+        out
+    }
+
+    /// CSV with one row per kernel and thread count.
+    pub fn csv(&self) -> String {
+        let mut out = String::from(
+            "kernel,origin,threads,median_ms,min_ms,max_ms,gflops,rel_error,ratio_naive,ratio_twin,ratio_openblas\n",
+        );
+        for r in &self.rows {
+            let f = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+            let [naive, twin, blas] = self.ratios(r);
+            let _ = writeln!(
+                out,
+                "\"{}\",{:?},{},{:.4},{:.4},{:.4},{:.3},{:.3e},{},{},{}",
+                r.name.replace('"', "\"\""),
+                r.origin,
+                r.threads,
+                r.median_ms,
+                r.min_ms,
+                r.max_ms,
+                r.gflops(self.sizes),
+                r.error,
+                f(naive),
+                f(twin),
+                f(blas)
+            );
+        }
+        out
+    }
+
+    /// Draws GFLOP/s per kernel, one bar per thread count, as SVG.
+    pub fn plot(&self, path: &Path) -> Result<(), String> {
+        use plotters::prelude::*;
+        let mut names: Vec<String> = Vec::new();
+        for r in &self.rows {
+            if !names.contains(&r.name) {
+                names.push(r.name.clone());
+            }
+        }
+        let mut threads: Vec<u32> = self.rows.iter().map(|r| r.threads).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        let max = self
+            .rows
+            .iter()
+            .map(|r| r.gflops(self.sizes))
+            .fold(1.0f64, f64::max);
+        let [m, n, k] = self.sizes;
+        let draw = || -> Result<(), Box<dyn std::error::Error>> {
+            let root = SVGBackend::new(path, (1100, 560)).into_drawing_area();
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(
+                    format!("matmul {m}x{n}x{k} f32: GFLOP/s (higher is better)"),
+                    ("sans-serif", 22),
+                )
+                .margin(12)
+                .x_label_area_size(150)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0f64..names.len() as f64, 0f64..max * 1.1)?;
+            let labels = names.clone();
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(names.len() * 2 + 1)
+                .x_label_formatter(&|x| {
+                    let i = x.floor() as usize;
+                    if (x - x.floor() - 0.5).abs() < 1e-6 && i < labels.len() {
+                        labels[i].clone()
+                    } else {
+                        String::new()
+                    }
+                })
+                .x_label_style(
+                    ("sans-serif", 12)
+                        .into_font()
+                        .transform(FontTransform::Rotate90),
+                )
+                .y_desc("GFLOP/s")
+                .draw()?;
+            let palette = [
+                RGBColor(66, 133, 244),
+                RGBColor(234, 67, 53),
+                RGBColor(52, 168, 83),
+                RGBColor(251, 188, 5),
+            ];
+            let width = 0.8 / threads.len().max(1) as f64;
+            for (ti, t) in threads.iter().enumerate() {
+                let color = palette[ti % palette.len()];
+                let bars: Vec<Rectangle<(f64, f64)>> = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.threads == *t)
+                    .filter_map(|r| {
+                        let i = names.iter().position(|n| *n == r.name)? as f64;
+                        let x0 = i + 0.1 + ti as f64 * width;
+                        Some(Rectangle::new(
+                            [(x0, 0.0), (x0 + width, r.gflops(self.sizes))],
+                            color.filled(),
+                        ))
+                    })
+                    .collect();
+                chart
+                    .draw_series(bars)?
+                    .label(format!("{t} thread(s)"))
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                    });
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()?;
+            root.present()?;
+            Ok(())
+        };
+        draw().map_err(|e| format!("error: cannot draw `{}`: {e}", path.display()))
+    }
+}

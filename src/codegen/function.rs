@@ -1,0 +1,433 @@
+//! The C function around a lowered body: signature (sizes, output, inputs), size checks,
+//! temporaries allocated once per call and freed on every path, vector helpers, and the header.
+
+use super::c_ast::{print_stmts, scalar_c_name, CType};
+use super::ix::Ix;
+use super::lower::{Lowering, SizeBinding};
+use super::value::{Acc, Val, ValKind, View};
+use super::{CProgram, CodegenError, CodegenOptions};
+use crate::core::print::program_nat_to_source;
+use crate::core::{Expr, ExprKind, TypedProgram};
+use crate::nat::NatAtom;
+use crate::types::{Type, TypeNode};
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+const C_RESERVED: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "main",
+    "free",
+    "malloc",
+    "memcpy",
+    "aligned_alloc",
+    "status",
+];
+
+/// Whether `name` is a C keyword or a name the generated code uses itself.
+pub fn is_c_reserved(name: &str) -> bool {
+    C_RESERVED.contains(&name)
+        || name.starts_with("__")
+        || name.contains("_load")
+        || name.contains("_store")
+}
+
+fn c_ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || is_c_reserved(&s) {
+        s = format!("p_{s}");
+    }
+    s
+}
+
+/// Compiles a program to C; see [`super::emit_c`].
+pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, CodegenError> {
+    let fname = c_ident(options.function_name.as_deref().unwrap_or(&program.name));
+    // Peel the size and value binders.
+    let mut body: &Expr = &program.term;
+    for _ in &program.size_params {
+        match &body.kind {
+            ExprKind::NatLambda(b) => body = b,
+            _ => return Err(CodegenError::new("internal: missing size binder")),
+        }
+    }
+    let mut param_types: Vec<Type> = Vec::new();
+    for name in &program.value_params {
+        match (&body.kind, body.ty.get()) {
+            (ExprKind::Lambda(b), TypeNode::Fun(d, _)) => {
+                param_types.push(d.clone());
+                body = b;
+            }
+            _ => {
+                return Err(CodegenError::new(format!(
+                    "internal: missing binder for parameter `{name}`"
+                )))
+            }
+        }
+    }
+    let result_ty = body.ty.clone();
+
+    // Sizes: symbolic parameters, or compiled in after checking them.
+    let size_names: Vec<String> = program.size_params.iter().map(|s| c_ident(s)).collect();
+    let bindings: Vec<SizeBinding> = match &options.sizes {
+        None => size_names.iter().cloned().map(SizeBinding::Named).collect(),
+        Some(values) => {
+            check_sizes(program, values)?;
+            values.iter().map(|v| SizeBinding::Value(*v)).collect()
+        }
+    };
+    let mut reserved: Vec<String> = size_names.clone();
+    let mut param_names: Vec<String> = Vec::new();
+    for p in &program.value_params {
+        let mut n = c_ident(p);
+        while reserved.contains(&n) || n == "out" {
+            n.push('_');
+        }
+        reserved.push(n.clone());
+        param_names.push(n);
+    }
+    reserved.push("out".into());
+
+    let mut low = Lowering::new(bindings.clone(), &reserved);
+    // Parameters as values.
+    let mut env: Vec<Val<'_>> = Vec::new();
+    let mut c_params: Vec<String> = Vec::new();
+    for (name, ty) in param_names.iter().zip(&param_types) {
+        match ty.get() {
+            TypeNode::Scalar(s) => {
+                c_params.push(format!("{} {name}", scalar_c_name(*s)));
+                env.push(Val {
+                    ty: ty.clone(),
+                    kind: ValKind::Scalar(super::c_ast::CExpr::Var(name.clone())),
+                });
+            }
+            TypeNode::Array(..) => {
+                let s = Lowering::base_scalar(ty).map_err(|e| {
+                    CodegenError::new(format!("parameter `{name}`: {}", e.message))
+                })?;
+                low.scalars(ty).map_err(|e| {
+                    CodegenError::new(format!("parameter `{name}`: {}", e.message))
+                })?;
+                c_params.push(format!("const {} *restrict {name}", scalar_c_name(s)));
+                env.push(Val {
+                    ty: ty.clone(),
+                    kind: ValKind::Array(Rc::new(View::Mem {
+                        buf: name.clone(),
+                        offset: Ix::constant(0),
+                        aligned_base: false,
+                    })),
+                });
+            }
+            _ => {
+                return Err(CodegenError::new(format!(
+                    "parameter `{name}` has type {ty}: only scalars and arrays of scalars can be passed to the C function"
+                )))
+            }
+        }
+    }
+    let out_scalar = match result_ty.get() {
+        TypeNode::Scalar(_) | TypeNode::Array(..) => Lowering::base_scalar(&result_ty)?,
+        _ => {
+            return Err(CodegenError::new(format!(
+            "the result has type {result_ty}: only scalars and arrays of scalars can be returned"
+        )))
+        }
+    };
+    low.scalars(&result_ty)?;
+    let value = low.eval(body, &Rc::new(env))?;
+    low.write(
+        value,
+        &Acc::mem("out", result_ty.clone(), Ix::constant(0), false),
+    )?;
+
+    // Element counts of the arrays, for the overflow check.
+    let mut counts: Vec<Ix> = vec![low.scalars(&result_ty)?];
+    for ty in &param_types {
+        if matches!(ty.get(), TypeNode::Array(..)) {
+            counts.push(low.scalars(ty)?);
+        }
+    }
+    let fact_checks: Vec<(Ix, i64, String)> = if options.sizes.is_none() {
+        program
+            .facts
+            .iter()
+            .map(|f| fact_check(&low, program, f))
+            .collect::<Result<_, _>>()?
+    } else {
+        Vec::new()
+    };
+    let (stmts, temps, vectors) = low.finish();
+
+    // Signature.
+    let mut sig_params: Vec<String> = Vec::new();
+    if options.sizes.is_none() {
+        sig_params.extend(size_names.iter().map(|n| format!("int {n}")));
+    }
+    sig_params.push(format!("{} *restrict out", scalar_c_name(out_scalar)));
+    sig_params.extend(c_params);
+    let signature = format!("int {fname}({})", sig_params.join(", "));
+
+    let mut doc = format!(
+        "/* `{}` compiled by risec from Rise.\n * Returns 0 on success; 1 when a size is not positive or violates a divisibility\n * fact the program relies on, 3 when an array is too large for int indices, 2 when a\n * temporary cannot be allocated. On a non-zero return `out` is left untouched. */\n",
+        program.name
+    );
+    if let Some(values) = &options.sizes {
+        let assignment: Vec<String> = program
+            .size_params
+            .iter()
+            .zip(values)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        let _ = writeln!(doc, "/* Sizes compiled in: {}. */", assignment.join(", "));
+    }
+    let guard = format!("RISEC_{}_H", fname.to_uppercase());
+    let header = format!(
+        "#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n{doc}{signature};\n\n#endif /* {guard} */\n"
+    );
+
+    let mut src = String::new();
+    let _ = writeln!(src, "/* Generated by risec: do not edit. */");
+    let header_name = if options.header_name.is_empty() {
+        format!("{fname}.h")
+    } else {
+        options.header_name.clone()
+    };
+    let _ = writeln!(src, "#include \"{header_name}\"\n");
+    let _ = writeln!(
+        src,
+        "#include <limits.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    );
+    for v in &vectors {
+        src.push_str(&vector_helpers(*v));
+    }
+    let _ = writeln!(src, "{doc}{signature} {{");
+    if options.sizes.is_none() && !size_names.is_empty() {
+        let positive: Vec<String> = size_names.iter().map(|n| format!("{n} <= 0")).collect();
+        let _ = writeln!(src, "    if ({}) return 1;", positive.join(" || "));
+        for (numerator, denominator, text) in &fact_checks {
+            let _ = writeln!(
+                src,
+                "    if (({}) % {denominator} != 0) return 1; /* assumes `{text}` is a whole number */",
+                numerator.to_c_long()
+            );
+        }
+    }
+    let mut overflow: Vec<String> = counts
+        .iter()
+        .chain(temps.iter().map(|t| &t.len))
+        .filter(|c| c.as_const().is_none())
+        .map(|c| c.to_c_long())
+        // A lone size (or a quotient of one) fits by construction; comparing it would warn.
+        .filter(|c| c.contains('*') || c.contains('+'))
+        .map(|c| format!("{c} > INT_MAX"))
+        .collect();
+    overflow.dedup();
+    if !overflow.is_empty() {
+        let _ = writeln!(src, "    if ({}) return 3;", overflow.join(" || "));
+    }
+    for c in counts.iter().chain(temps.iter().map(|t| &t.len)) {
+        if c.as_const().is_some_and(|v| v > i32::MAX as i64) {
+            return Err(CodegenError::new(format!(
+                "an array of {} elements is too large for int indices",
+                c.to_c()
+            )));
+        }
+    }
+    for t in &temps {
+        let ty = scalar_c_name(t.scalar);
+        let _ = writeln!(
+            src,
+            "    {ty} *{name} = aligned_alloc(64, (((size_t)({len}) * sizeof({ty}) + 63) / 64) * 64);",
+            name = t.name,
+            len = t.len.to_c()
+        );
+    }
+    if !temps.is_empty() {
+        let null: Vec<String> = temps.iter().map(|t| format!("!{}", t.name)).collect();
+        let frees: String = temps
+            .iter()
+            .map(|t| format!("free({}); ", t.name))
+            .collect();
+        let _ = writeln!(src, "    if ({}) {{ {frees}return 2; }}", null.join(" || "));
+    }
+    let mut body = String::new();
+    print_stmts(&stmts, 1, &mut body);
+    for name in &param_names {
+        if !mentions_identifier(&body, name) {
+            let _ = writeln!(src, "    (void){name}; /* not used by the program */");
+        }
+    }
+    src.push_str(&body);
+    for t in temps.iter().rev() {
+        let _ = writeln!(src, "    free({});", t.name);
+    }
+    let _ = writeln!(src, "    return 0;\n}}");
+    Ok(CProgram {
+        source: src,
+        header,
+        function_name: fname,
+        signature,
+    })
+}
+
+/// Whether `name` occurs in `text` as a whole C identifier.
+fn mentions_identifier(text: &str, name: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+/// Checks compiled-in sizes: the right number, positive, satisfying every fact.
+fn check_sizes(program: &TypedProgram, values: &[u64]) -> Result<(), CodegenError> {
+    if values.len() != program.size_params.len() {
+        return Err(CodegenError::new(format!(
+            "`{}` has {} size parameters ({}), but {} sizes were given",
+            program.name,
+            program.size_params.len(),
+            program.size_params.join(", "),
+            values.len()
+        )));
+    }
+    for (n, v) in program.size_params.iter().zip(values) {
+        if *v == 0 || *v > i32::MAX as u64 {
+            return Err(CodegenError::new(format!(
+                "size `{n}={v}` must be positive and fit in an int"
+            )));
+        }
+    }
+    let env: Vec<u64> = values.iter().rev().copied().collect();
+    for fact in &program.facts {
+        let ok = fact.eval(&|a| match a {
+            NatAtom::Index(i) => env.get(*i as usize).copied(),
+            _ => None,
+        });
+        if ok.is_err() {
+            return Err(CodegenError::new(format!(
+                "the program assumes `{}` is a whole number, which is false for these sizes",
+                program_nat_to_source(program, fact)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A fact `N/d` (a nat with rational coefficients) as `numerator % denominator == 0`.
+fn fact_check(
+    low: &Lowering,
+    program: &TypedProgram,
+    fact: &crate::nat::Nat,
+) -> Result<(Ix, i64, String), CodegenError> {
+    let mut denominator: i128 = 1;
+    for (_, c) in fact.terms() {
+        let d = c.denom();
+        denominator = denominator / gcd(denominator, d) * d;
+    }
+    let scaled = crate::nat::mul(fact, &crate::nat::lit(denominator as u64));
+    let numerator = low.nat(&scaled)?;
+    Ok((
+        numerator,
+        denominator as i64,
+        program_nat_to_source(program, fact),
+    ))
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs().max(1)
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn vector_helpers(v: CType) -> String {
+    let t = v.name();
+    let s = scalar_c_name(v.scalar);
+    let bytes = v.lanes
+        * if matches!(s, "double" | "int64_t") {
+            8
+        } else {
+            4
+        };
+    format!(
+        "typedef {s} {t} __attribute__((vector_size({bytes})));\n\
+         static inline {t} {t}_load(const {s} *p) {{ {t} v; memcpy(&v, p, sizeof v); return v; }}\n\
+         static inline {t} {t}_load_aligned(const {s} *p) {{ return *(const {t} *)__builtin_assume_aligned(p, {bytes}); }}\n\
+         static inline void {t}_store({s} *p, {t} v) {{ memcpy(p, &v, sizeof v); }}\n\
+         static inline void {t}_store_aligned({s} *p, {t} v) {{ *({t} *)__builtin_assume_aligned(p, {bytes}) = v; }}\n\n"
+    )
+}
+
+impl Ix {
+    /// C syntax with sizes widened to `long long` (for overflow and divisibility checks).
+    pub fn to_c_long(&self) -> String {
+        let c = self.to_c();
+        // Sizes are plain identifiers in the printed form; widen the whole expression by
+        // evaluating it in long long through a cast of each size occurrence.
+        let mut out = String::new();
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut String| {
+            if !word.is_empty() {
+                if word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    out.push_str(&format!("(long long){word}"));
+                } else {
+                    out.push_str(word);
+                }
+                word.clear();
+            }
+        };
+        for ch in c.chars() {
+            if ch.is_ascii_alphanumeric() || ch == '_' {
+                word.push(ch);
+            } else {
+                flush(&mut word, &mut out);
+                out.push(ch);
+            }
+        }
+        flush(&mut word, &mut out);
+        out
+    }
+}

@@ -1,0 +1,233 @@
+//! The primitives: each applied to its arguments becomes a view, a deferred computation or a
+//! C expression.
+
+use super::*;
+
+impl Lowering {
+    pub(super) fn apply_prim<'a>(
+        &mut self,
+        prim: Primitive,
+        nats: &[Ix],
+        mut args: Vec<Val<'a>>,
+        ty: Type,
+    ) -> R<Val<'a>> {
+        use Primitive::*;
+        let array = |view: View<'a>, ty: Type| Val {
+            ty,
+            kind: ValKind::Array(Rc::new(view)),
+        };
+        let deferred = |d: Deferred<'a>, ty: Type| Val {
+            ty,
+            kind: ValKind::Deferred(Rc::new(d)),
+        };
+        let nat = |i: usize| nats.get(i).cloned().unwrap_or_default();
+        let a0 = args.remove(0);
+        Ok(match prim {
+            Map => {
+                let xs = self.force(args.remove(0))?;
+                array(View::Map { f: a0, xs }, ty)
+            }
+            MapSeq | MapSeqUnroll | MapPar => deferred(
+                Deferred::Map {
+                    prim,
+                    f: a0,
+                    xs: args.remove(0),
+                },
+                ty,
+            ),
+            Reduce => {
+                return err(
+                    "`reduce` is high-level: lower it to `reduceSeq` (a sequential accumulator loop) before code generation",
+                )
+            }
+            ReduceSeq | ReduceSeqUnroll => {
+                let init = args.remove(0);
+                deferred(
+                    Deferred::Reduce {
+                        prim,
+                        f: a0,
+                        init,
+                        xs: args.remove(0),
+                    },
+                    ty,
+                )
+            }
+            Zip => {
+                let a = self.force(a0)?;
+                let b = self.force(args.remove(0))?;
+                array(View::Zip(a, b), ty)
+            }
+            Unzip => {
+                let xs = self.force(a0)?;
+                let TypeNode::Pair(t1, t2) = ty.get() else {
+                    return err("internal: unzip's type");
+                };
+                let first = array(
+                    View::Proj {
+                        inner: xs.clone(),
+                        second: false,
+                    },
+                    t1.clone(),
+                );
+                let second = array(View::Proj { inner: xs, second: true }, t2.clone());
+                Val {
+                    ty,
+                    kind: ValKind::Pair(Rc::new(first), Rc::new(second)),
+                }
+            }
+            Fst | Snd => match &a0.kind {
+                ValKind::Pair(x, y) => {
+                    if prim == Fst {
+                        (**x).clone()
+                    } else {
+                        (**y).clone()
+                    }
+                }
+                ValKind::Deferred(_) => {
+                    return err(format!(
+                        "`{}` of a computed pair is not supported: compute the components separately",
+                        prim.name()
+                    ))
+                }
+                _ => return err(format!("internal: `{}` of a non-pair", prim.name())),
+            },
+            MakePair => Val {
+                ty,
+                kind: ValKind::Pair(Rc::new(a0), Rc::new(args.remove(0))),
+            },
+            Split | Join | Transpose | AsScalar | AsVector | AsVectorAligned => {
+                let layout = match prim {
+                    Split => Layout::Split(nat(0)),
+                    Join => Layout::Join(match a0.ty.get() {
+                        TypeNode::Array(_, row) => self.len(row)?,
+                        _ => return err("internal: join of a non-matrix"),
+                    }),
+                    Transpose => Layout::Transpose,
+                    AsScalar => Layout::AsScalar(self.lanes_of_elements(&a0.ty)?),
+                    _ => Layout::AsVector(nat(0).as_const().filter(|w| *w > 0).ok_or_else(
+                        || CodegenError::new("asVector: the lane count must be a constant"),
+                    )? as u64),
+                };
+                if matches!(a0.kind, ValKind::Deferred(_)) {
+                    deferred(Deferred::Layout(layout, a0), ty)
+                } else {
+                    let inner = self.force(a0)?;
+                    array(layout_view(layout, inner), ty)
+                }
+            }
+            Slide => array(
+                View::Slide {
+                    inner: self.force(a0)?,
+                    sp: nat(1),
+                },
+                ty,
+            ),
+            Take => array(
+                View::Offset {
+                    inner: self.force(a0)?,
+                    start: Ix::constant(0),
+                },
+                ty,
+            ),
+            Drop => array(
+                View::Offset {
+                    inner: self.force(a0)?,
+                    start: nat(0),
+                },
+                ty,
+            ),
+            Pad => {
+                let xs = self.force(args.remove(0))?;
+                let n = self.len(&xs.ty)?;
+                let value = self.force(a0)?;
+                array(
+                    View::Pad {
+                        inner: xs,
+                        l: nat(0),
+                        n,
+                        value,
+                    },
+                    ty,
+                )
+            }
+            PadClamp => {
+                return err("`padClamp` is not supported by code generation yet")
+            }
+            Generate => array(View::Generate { f: a0 }, ty),
+            Idx => {
+                let i = match self.force(a0)?.kind {
+                    ValKind::Index(i) => i,
+                    _ => return err("`idx` needs an index computed from a loop or generate"),
+                };
+                let xs = self.force(args.remove(0))?;
+                self.elem(&xs, &i)?
+            }
+            Let => {
+                let value = self.force(a0)?;
+                self.apply(args.remove(0), value)?
+            }
+            Add | Sub | Mul | Div | Lt | Gt | Eq => {
+                let op = match prim {
+                    Add => BinOp::Add,
+                    Sub => BinOp::Sub,
+                    Mul => BinOp::Mul,
+                    Div => BinOp::Div,
+                    Lt => BinOp::Lt,
+                    Gt => BinOp::Gt,
+                    _ => BinOp::Eq,
+                };
+                let a = self.scalar(a0)?;
+                let b = self.scalar(args.remove(0))?;
+                Val {
+                    ty,
+                    kind: ValKind::Scalar(CExpr::Bin(op, Box::new(a), Box::new(b))),
+                }
+            }
+            Neg => Val {
+                ty,
+                kind: ValKind::Scalar(CExpr::Neg(Box::new(self.scalar(a0)?))),
+            },
+            Select => {
+                let c = self.scalar(a0)?;
+                let a = self.scalar(args.remove(0))?;
+                let b = self.scalar(args.remove(0))?;
+                Val {
+                    ty,
+                    kind: ValKind::Scalar(CExpr::Cond(Box::new(c), Box::new(a), Box::new(b))),
+                }
+            }
+            ToMem => deferred(Deferred::ToMem(a0), ty),
+            VectorFromScalar => {
+                let vt = self.ctype(&ty)?;
+                let mut s = self.scalar(a0)?;
+                if !s.is_simple() {
+                    // Name the scalar once: the initializer repeats it in every lane.
+                    let name = self.fresh("s");
+                    self.emit(Stmt::Decl {
+                        ty: CType {
+                            scalar: vt.scalar,
+                            lanes: 1,
+                        },
+                        name: name.clone(),
+                        init: Some(s),
+                    });
+                    s = CExpr::Var(name);
+                }
+                Val {
+                    ty,
+                    kind: ValKind::Scalar(CExpr::Lanes(vt, vec![s; vt.lanes as usize])),
+                }
+            }
+        })
+    }
+}
+
+pub(super) fn layout_view<'a>(layout: Layout, inner: Val<'a>) -> View<'a> {
+    match layout {
+        Layout::Join(m) => View::Join { inner, m },
+        Layout::Split(k) => View::Split { inner, k },
+        Layout::Transpose => View::Transpose { inner },
+        Layout::AsScalar(w) => View::AsScalar { inner, w },
+        Layout::AsVector(w) => View::AsVector { inner, w },
+    }
+}

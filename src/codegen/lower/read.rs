@@ -1,0 +1,193 @@
+//! Reading element `i` of a view.
+
+use super::*;
+
+impl Lowering {
+    // ---- reading ---------------------------------------------------------------------------
+
+    /// Element `i` of an array value.
+    pub fn elem<'a>(&mut self, xs: &Val<'a>, i: &Ix) -> R<Val<'a>> {
+        let xs = self.force(xs.clone())?;
+        let elem_ty = match xs.ty.get() {
+            TypeNode::Array(_, t) => t.clone(),
+            _ => return err(format!("internal: indexing a value of type {}", xs.ty)),
+        };
+        let view = match &xs.kind {
+            ValKind::Array(v) => v.clone(),
+            _ => return err("internal: indexing a non-array value"),
+        };
+        let arr = |v: View<'a>| Val {
+            ty: elem_ty.clone(),
+            kind: ValKind::Array(Rc::new(v)),
+        };
+        match &*view {
+            View::Mem {
+                buf,
+                offset,
+                aligned_base,
+            } => {
+                let off = offset.add(&i.mul(&self.scalars(&elem_ty)?));
+                match elem_ty.get() {
+                    TypeNode::Array(..) => Ok(arr(View::Mem {
+                        buf: buf.clone(),
+                        offset: off,
+                        aligned_base: *aligned_base,
+                    })),
+                    TypeNode::Scalar(_) | TypeNode::Vector(..) => {
+                        let ct = self.ctype(&elem_ty)?;
+                        let aligned = *aligned_base && aligned_ok(ct, &off);
+                        Ok(Val {
+                            ty: elem_ty,
+                            kind: ValKind::Scalar(CExpr::Load {
+                                buf: buf.clone(),
+                                idx: off,
+                                ty: ct,
+                                aligned,
+                            }),
+                        })
+                    }
+                    _ => err(format!(
+                        "values of type {elem_ty} cannot be read from memory"
+                    )),
+                }
+            }
+            View::Offset { inner, start } => self.elem(inner, &start.add(i)),
+            View::Split { inner, k } => Ok(arr(View::Offset {
+                inner: inner.clone(),
+                start: i.mul(k),
+            })),
+            View::Slide { inner, sp } => Ok(arr(View::Offset {
+                inner: inner.clone(),
+                start: i.mul(sp),
+            })),
+            View::Join { inner, m } => {
+                let row = self.elem(inner, &i.div(m))?;
+                self.elem(&row, &i.rem(m))
+            }
+            View::Transpose { inner } => Ok(arr(View::Column {
+                inner: inner.clone(),
+                col: i.clone(),
+            })),
+            View::Column { inner, col } => {
+                let row = self.elem(inner, i)?;
+                self.elem(&row, col)
+            }
+            View::Zip(a, b) => {
+                let x = self.elem(a, i)?;
+                let y = self.elem(b, i)?;
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Pair(Rc::new(x), Rc::new(y)),
+                })
+            }
+            View::Proj { inner, second } => {
+                let p = self.elem(inner, i)?;
+                match p.kind {
+                    ValKind::Pair(x, y) => Ok(if *second { (*y).clone() } else { (*x).clone() }),
+                    _ => err("internal: unzip of a non-pair array"),
+                }
+            }
+            View::Map { f, xs } => {
+                let x = self.elem(xs, i)?;
+                self.apply(f.clone(), x)
+            }
+            View::Generate { f } => {
+                let idx_ty = match f.ty.get() {
+                    TypeNode::Fun(d, _) => d.clone(),
+                    _ => return err("internal: generate of a non-function"),
+                };
+                let index = Val {
+                    ty: idx_ty,
+                    kind: ValKind::Index(i.clone()),
+                };
+                self.apply(f.clone(), index)
+            }
+            View::AsVector { inner, w } => {
+                let ct = self.ctype(&elem_ty)?;
+                let mut lanes = Vec::new();
+                for l in 0..*w {
+                    let x = self.elem(inner, &i.scale(*w as i64).add(&Ix::constant(l as i64)))?;
+                    lanes.push(self.scalar(x)?);
+                }
+                let load = contiguous_loads(&lanes).map(|(buf, idx)| {
+                    let aligned = root_is_temp(inner) && aligned_ok(ct, &idx);
+                    CExpr::Load {
+                        buf,
+                        idx,
+                        ty: ct,
+                        aligned,
+                    }
+                });
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Scalar(load.unwrap_or(CExpr::Lanes(ct, lanes))),
+                })
+            }
+            View::AsScalar { inner, w } => {
+                let wi = Ix::constant(*w as i64);
+                let v = self.elem(inner, &i.div(&wi))?;
+                let v = self.scalar(v)?;
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Scalar(lane(v, i.rem(&wi))),
+                })
+            }
+            View::Pad { inner, l, n, value } => {
+                if !self.is_value_type(&elem_ty) {
+                    return err("`pad` of arrays whose elements are arrays is not supported");
+                }
+                let pad = self.scalar(value.clone())?;
+                let x = self.elem(inner, &i.sub(l))?;
+                let x = self.scalar(x)?;
+                let e = CExpr::Cond(
+                    Box::new(CExpr::IxLess(i.clone(), l.clone())),
+                    Box::new(pad.clone()),
+                    Box::new(CExpr::Cond(
+                        Box::new(CExpr::IxLess(i.clone(), l.add(n))),
+                        Box::new(x),
+                        Box::new(pad),
+                    )),
+                );
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Scalar(e),
+                })
+            }
+        }
+    }
+}
+
+/// Lane `l` of a vector expression, reading the scalar directly where possible.
+pub(super) fn lane(v: CExpr, l: Ix) -> CExpr {
+    match v {
+        CExpr::Load { buf, idx, ty, .. } => CExpr::Load {
+            buf,
+            idx: idx.add(&l),
+            ty: CType {
+                scalar: ty.scalar,
+                lanes: 1,
+            },
+            aligned: false,
+        },
+        CExpr::Lanes(_, xs) if l.as_const().is_some_and(|c| (c as usize) < xs.len()) => {
+            xs[l.as_const().unwrap_or(0) as usize].clone()
+        }
+        other => CExpr::Lane(Box::new(other), l),
+    }
+}
+
+/// When the lanes are loads of consecutive elements of one buffer: the buffer and first index.
+pub(super) fn contiguous_loads(lanes: &[CExpr]) -> Option<(String, Ix)> {
+    let (buf0, idx0) = match lanes.first()? {
+        CExpr::Load { buf, idx, ty, .. } if ty.lanes == 1 => (buf, idx),
+        _ => return None,
+    };
+    for (l, x) in lanes.iter().enumerate() {
+        match x {
+            CExpr::Load { buf, idx, ty, .. }
+                if ty.lanes == 1 && buf == buf0 && *idx == idx0.add(&Ix::constant(l as i64)) => {}
+            _ => return None,
+        }
+    }
+    Some((buf0.clone(), idx0.clone()))
+}

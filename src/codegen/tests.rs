@@ -1,0 +1,151 @@
+//! Unit tests of the backend: generated text for small programs and the errors for terms it
+//! cannot lower. (Compiling and running the C is in `tests/codegen_c.rs`.)
+
+use super::{emit_c, CodegenOptions};
+use crate::diagnostics::SourceFile;
+
+fn compile(src: &str) -> Result<String, String> {
+    let p = crate::driver::compile_source(&SourceFile::new("t.rise", src), None)
+        .map_err(|e| e.render())?;
+    emit_c(&p, &CodegenOptions::new("t.h"))
+        .map(|c| c.source)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn map_par_is_an_openmp_loop_and_map_seq_a_plain_one() {
+    let c = compile(
+        "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> mapPar (fun r => mapSeq (fun v => v + 1.0) r)",
+    )
+    .unwrap();
+    assert!(
+        c.contains(
+            "#pragma omp parallel for\n    for (int x_row = 0; x_row < n; x_row++) { // mapPar"
+        ),
+        "{c}"
+    );
+    assert!(
+        c.contains("for (int x_i = 0; x_i < m; x_i++) { // mapSeq"),
+        "{c}"
+    );
+    assert!(
+        c.contains("out[x_row * m + x_i] = x[x_row * m + x_i] + 1.0f;"),
+        "{c}"
+    );
+}
+
+#[test]
+fn nested_map_par_runs_sequentially_inside_the_parallel_loop() {
+    let c = compile(
+        "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> mapPar (fun r => mapPar (fun v => v + 1.0) r)",
+    )
+    .unwrap();
+    assert_eq!(c.matches("#pragma omp parallel for").count(), 1, "{c}");
+    assert!(
+        c.contains("mapPar (nested in a parallel loop: sequential)"),
+        "{c}"
+    );
+}
+
+#[test]
+fn broadcasts_are_initialisers_and_temporaries_are_aligned() {
+    let c = compile(
+        "def f {n : nat} (s : f32) (x : (n*8).f32) : (n*8).f32 = \
+         x |> asVector 8 |> mapSeq (fun v => v * vectorFromScalar s) |> toMem |> mapSeq (fun v => v + v) |> asScalar",
+    )
+    .unwrap();
+    assert!(c.contains("(f32x8){s, s, s, s, s, s, s, s}"), "{c}");
+    assert!(!c.contains("+ s"), "{c}");
+    assert!(
+        c.contains("f32x8_load(&x["),
+        "inputs are not known to be aligned: {c}"
+    );
+    assert!(
+        c.contains("f32x8_load_aligned(&mem["),
+        "temporaries are: {c}"
+    );
+    assert!(c.contains("aligned_alloc(64,"), "{c}");
+    assert!(c.contains("free(mem);"), "{c}");
+}
+
+#[test]
+fn join_on_the_output_side_is_index_arithmetic() {
+    let c = compile(
+        "def f {n : nat} (x : (n*4).f32) : (n*4).f32 = x |> split 4 |> mapSeq (fun r => mapSeq (fun v => v * v) r) |> join",
+    )
+    .unwrap();
+    assert!(
+        c.contains("out[x_blk * 4 + x_i] = x[x_blk * 4 + x_i] * x[x_blk * 4 + x_i];"),
+        "{c}"
+    );
+    assert!(!c.contains("tmp"), "no temporary: {c}");
+}
+
+#[test]
+fn facts_become_runtime_checks_before_anything_is_written() {
+    let c = compile("def f {m : nat} (x : ((m/32)*32).f32) : m.f32 = x |> split 32 |> mapSeq (mapSeq (fun v => v)) |> join").unwrap();
+    let check = c
+        .find("% 32 != 0) return 1;")
+        .expect("a divisibility check");
+    let first_store = c.find("out[").unwrap();
+    assert!(check < first_store, "{c}");
+    assert!(c.contains("if (m <= 0) return 1;"), "{c}");
+}
+
+#[test]
+fn a_map_in_a_write_position_is_an_error() {
+    let e = compile("def f {n : nat} (x : n.f32) : n.f32 = map (fun v => v + 1.0) x").unwrap_err();
+    assert!(e.contains("high-level `map` is in a write position"), "{e}");
+}
+
+#[test]
+fn a_high_level_reduce_is_an_error() {
+    let e = compile(include_str!("../../examples/dot.rise")).unwrap_err();
+    assert!(e.contains("`reduce` is high-level"), "{e}");
+}
+
+#[test]
+fn a_function_result_is_an_error() {
+    let e = compile("def f (x : f32) = fun (y : f32) => x + y").unwrap_err();
+    assert!(
+        e.contains("only scalars and arrays of scalars can be returned"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_symbolic_temporary_inside_map_par_is_an_error() {
+    let e = compile(
+        "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> mapPar (fun r => toMem (mapSeq (fun v => v * 2.0) r) |> mapSeq (fun v => v + 1.0))",
+    )
+    .unwrap_err();
+    assert!(e.contains("inside a parallel loop"), "{e}");
+}
+
+#[test]
+fn unrolling_a_symbolic_loop_is_an_error() {
+    let e =
+        compile("def f {n : nat} (x : n.f32) : n.f32 = mapSeqUnroll (fun v => v) x").unwrap_err();
+    assert!(e.contains("unrolling needs a constant size"), "{e}");
+}
+
+#[test]
+fn compiled_in_sizes_violating_a_fact_are_an_error() {
+    let p = crate::driver::compile_source(
+        &SourceFile::new("t.rise", "def f {m : nat} (x : ((m/32)*32).f32) : m.f32 = x |> split 32 |> mapSeq (mapSeq (fun v => v)) |> join"),
+        None,
+    )
+    .unwrap();
+    let mut o = CodegenOptions::new("t.h");
+    o.sizes = Some(vec![48]);
+    let e = emit_c(&p, &o).unwrap_err();
+    assert!(e.message.contains("`m/32` is a whole number"), "{e}");
+    o.sizes = Some(vec![64]);
+    let c = emit_c(&p, &o).unwrap();
+    assert!(
+        c.signature == "int f(float *restrict out, const float *restrict x)",
+        "{}",
+        c.signature
+    );
+    assert!(c.source.contains("< 2;"), "{}", c.source);
+}

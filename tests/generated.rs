@@ -1,0 +1,49 @@
+//! `codegen/generated/` holds the C generated from `examples/lowlevel/*.rise` (the kernels of
+//! `cargo bench --bench matmul`). This test fails when they are stale; run it with
+//! `RISEC_REGENERATE=1` to rewrite them.
+
+use risec::bench::kernel_function;
+use risec::codegen::{emit_c, CodegenOptions};
+use std::path::PathBuf;
+
+const VERSIONS: [&str; 7] = [
+    "naive",
+    "blocking",
+    "vectorization",
+    "loop-perm",
+    "array-packing",
+    "cache-blocks",
+    "parallel",
+];
+
+#[test]
+fn generated_kernels_are_up_to_date() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let regenerate = std::env::var_os("RISEC_REGENERATE").is_some();
+    let mut stale = Vec::new();
+    for v in VERSIONS {
+        let src = root.join(format!("examples/lowlevel/{v}.rise"));
+        let program = risec::driver::compile_file(src.to_str().unwrap(), None).unwrap();
+        let function = kernel_function(v);
+        let options = CodegenOptions {
+            sizes: None,
+            header_name: format!("{function}.h"),
+            function_name: Some(function.clone()),
+        };
+        let c = emit_c(&program, &options).unwrap();
+        for (ext, text) in [("c", &c.source), ("h", &c.header)] {
+            let path = root.join(format!("codegen/generated/{function}.{ext}"));
+            if regenerate {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, text).unwrap();
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                stale.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated kernels (regenerate with `RISEC_REGENERATE=1 cargo test --release --test generated`):\n{}",
+        stale.join("\n")
+    );
+}
