@@ -1,0 +1,146 @@
+//! The main job all the way to machine code: each of the seven TVM-schedule versions, found by
+//! its sketch (`sketches/matmul/X.sk`), lowered, compiled to C, built with gcc
+//! (`-O3 -march=native -fopenmp -Wall -Wextra -Werror`) and run against the naive C loop at
+//! non-square sizes with 1 and 2 OpenMP threads, and at 1024³ against the hand-written parallel
+//! baseline (itself checked against the naive loop by `tests/codegen_c.rs`).
+
+mod common;
+
+use common::{risec, stderr};
+use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
+use risec::bench::{build, cli::sketch_version, Version};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const VERSIONS: [&str; 7] = [
+    "baseline",
+    "blocking",
+    "vectorization",
+    "loop-perm",
+    "array-packing",
+    "cache-blocks",
+    "parallel",
+];
+
+fn kernels() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let versions: Vec<Version> = VERSIONS
+            .iter()
+            .map(|v| {
+                sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap()
+            })
+            .collect();
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sketch-kernels");
+        let (exe, _) = build(
+            &versions,
+            &["naive", "parallel"],
+            false,
+            &dir,
+            &["-Wall", "-Wextra", "-Werror"],
+        )
+        .unwrap();
+        exe
+    })
+}
+
+/// Runs every kernel against `reference`; returns the names checked.
+fn verify((m, n, k): (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> {
+    let out = Command::new(kernels())
+        .args([
+            "verify",
+            &m.to_string(),
+            &n.to_string(),
+            &k.to_string(),
+            reference,
+        ])
+        .env("OMP_NUM_THREADS", threads.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut names = Vec::new();
+    for words in parse_lines(&stdout, "VERIFY") {
+        let split = words.len() - 2;
+        let name = words[..split].join(" ");
+        let rc: i32 = words[split].parse().unwrap();
+        let err: f64 = words[split + 1].parse().unwrap();
+        assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
+        assert!(
+            err <= REL_ERROR_BOUND,
+            "{name} at {m}x{n}x{k}, {threads} threads: {err:e}"
+        );
+        names.push(name);
+    }
+    names
+}
+
+#[test]
+fn sketch_versions_match_naive_c_at_non_square_sizes_with_one_and_two_threads() {
+    for sizes in [(64, 96, 128), (256, 32, 512)] {
+        for threads in [1, 2] {
+            let names = verify(sizes, "naive (C)", threads);
+            for v in VERSIONS {
+                assert!(
+                    names.iter().any(|n| n == v),
+                    "{v} was not checked: {names:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sketch_versions_match_the_parallel_baseline_at_1024() {
+    for threads in [1, 2] {
+        let names = verify((1024, 1024, 1024), "parallel (C)", threads);
+        assert!(names.len() >= VERSIONS.len(), "{names:?}");
+    }
+}
+
+#[test]
+fn the_main_job_writes_c_and_a_header_that_compile() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("main-job-c");
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("mm.c");
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/parallel.sk",
+        "-o",
+        c.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let header = std::fs::read_to_string(dir.join("mm.h")).unwrap();
+    assert!(header.contains(
+        "int matmul(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);"
+    ));
+    let source = std::fs::read_to_string(&c).unwrap();
+    assert!(source.contains("#pragma omp parallel for"), "{source}");
+    let gcc = Command::new("gcc")
+        .args([
+            "-O3",
+            "-march=native",
+            "-fopenmp",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+        ])
+        .arg(&c)
+        .arg("-o")
+        .arg(dir.join("mm.o"))
+        .output()
+        .unwrap();
+    assert!(
+        gcc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gcc.stderr)
+    );
+}
