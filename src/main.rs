@@ -28,19 +28,32 @@ enum Command {
         #[arg(long)]
         entry: Option<String>,
     },
-    /// Run the reference interpreter on seeded random inputs; print inputs and result.
+    /// Run the reference interpreter; print its inputs and result.
+    ///
+    /// Inputs come from `--inputs FILE` (JSON: `{"xs": [1.0, 2.0], …}`, nested lists for
+    /// arrays) or are generated from `--seed`. Sizes not given with `--size` are read off the
+    /// input lists.
     Eval {
         /// The `.rise` file.
         file: String,
         /// Sizes for the entry point's size parameters, e.g. `m=4,n=3,k=2`.
         #[arg(long, default_value = "")]
         size: String,
-        /// Seed of the random inputs.
+        /// Seed of the generated inputs.
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// The definition to use as entry point (default: the last one).
         #[arg(long)]
         entry: Option<String>,
+        /// A JSON file with inputs by parameter name (or `--output json` of an earlier run).
+        #[arg(long, value_name = "FILE")]
+        inputs: Option<String>,
+        /// `text`, or `json`: one object with the sizes, inputs and result.
+        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+        output: String,
+        /// Memory budget of the interpreter, e.g. `4GiB`, `512MiB`.
+        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+        memory: u64,
     },
     /// Pretty-print the elaborated core term as Rise source.
     Print {
@@ -129,7 +142,24 @@ fn run(command: Command) -> ExitCode {
             size,
             seed,
             entry,
-        } => risec::cli::eval(&file, &size, seed, entry.as_deref()).map(ok),
+            inputs,
+            output,
+            memory,
+        } => {
+            let options = risec::cli::EvalOptions {
+                sizes: size,
+                seed,
+                entry,
+                inputs,
+                output: if output == "json" {
+                    risec::cli::OutputFormat::Json
+                } else {
+                    risec::cli::OutputFormat::Text
+                },
+                memory,
+            };
+            risec::cli::eval(&file, &options).map(ok)
+        }
         Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(risec::cli::rules())),
         Command::Prove {
