@@ -6,6 +6,7 @@ mod eval;
 pub use eval::{eval, parse_sizes, EvalOptions, OutputFormat, DEFAULT_MEMORY};
 
 use crate::core::print::{program_nat_to_source, program_to_source, program_type_to_source};
+use crate::core::TypedProgram;
 use crate::driver::compile_file;
 
 /// `risec check FILE`: the entry point's name and type, and the divisibility facts assumed.
@@ -13,12 +14,29 @@ pub fn check(path: &str, entry: Option<&str>) -> Result<String, String> {
     let p = compile_file(path, entry)?;
     let mut out = format!("{} : {}\n", p.name, program_type_to_source(&p));
     for fact in &p.facts {
-        out.push_str(&format!(
-            "  assumes `{}` is a whole number\n",
-            program_nat_to_source(&p, fact)
-        ));
+        out.push_str(&format!("  assumes {}\n", fact_to_source(&p, fact)));
     }
     Ok(out)
+}
+
+/// A fact the program relies on, for people: a divisibility fact as "`m/4` is a whole
+/// number", a difference that must not be negative as "`n ≥ 5`".
+pub fn fact_to_source(p: &TypedProgram, fact: &crate::nat::Nat) -> String {
+    use crate::nat::{self, Rational};
+    if !fact.terms().iter().all(|(_, c)| c.is_integer()) {
+        return format!("`{}` is a whole number", program_nat_to_source(p, fact));
+    }
+    let constant = fact
+        .terms()
+        .iter()
+        .find(|(m, _)| m.factors().is_empty())
+        .map_or(0, |(_, c)| c.numer());
+    if constant < 0 {
+        let rest = nat::sub(fact, &nat::constant(Rational::int(constant)));
+        format!("`{} ≥ {}`", program_nat_to_source(p, &rest), -constant)
+    } else {
+        format!("`{} ≥ 0`", program_nat_to_source(p, fact))
+    }
 }
 
 /// `risec print FILE`: the elaborated core term as Rise source.

@@ -291,3 +291,59 @@ fn bad_json_inputs_are_clear_errors() {
         assert!(stderr(&out).contains(expected), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn sizes_that_cannot_exist_are_errors() {
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "def f {n : nat} (x : ((2*n+1)/2*2).f32) = x\n",
+            "error: this size is never a whole number",
+            "no sizes make `n + 1/2` a whole number",
+        ),
+        (
+            "def f {n : nat} (x : (3-n-5).f32) = x\n",
+            "error: this size is always negative",
+            "is below 0 for every size",
+        ),
+        (
+            "def f (x : 10.f32) = slide 3 0 x\n",
+            "error: the step of `slide` must be at least 1",
+            ".rise:1:30",
+        ),
+        (
+            "def f (x : 10.f32) = split 0 x\n",
+            "error: the chunk size of `split` must be at least 1",
+            ".rise:1:28",
+        ),
+    ];
+    for (i, (src, message, detail)) in cases.iter().enumerate() {
+        let path = temp_file(&format!("impossible-{i}.rise"), src.as_bytes());
+        let out = risec(&["check", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{src}");
+        assert!(stderr(&out).contains(message), "{src}: {}", stderr(&out));
+        assert!(stderr(&out).contains(detail), "{src}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn sizes_that_may_be_negative_are_reported_and_checked_by_eval() {
+    let path = temp_file(
+        "minus5.rise",
+        b"def f {n : nat} (x : (n-5).f32) : (n-5).f32 = x\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "f : (n : nat) -> (n - 5).f32 -> (n - 5).f32\n  assumes `n ≥ 5`\n"
+    );
+    let out = risec(&["eval", path.to_str().unwrap(), "--size", "n=3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("the program assumes `n ≥ 5`, which is false for n=3"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&["eval", path.to_str().unwrap(), "--size", "n=7"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -8,7 +8,6 @@
 //! generated from the seed; sizes not given with `--size` are taken from the file's `sizes`,
 //! else read off the lengths of the input lists.
 
-use crate::core::print::program_nat_to_source;
 use crate::core::TypedProgram;
 use crate::driver::compile_file;
 use crate::interp::{self, json, random::Rng};
@@ -308,8 +307,8 @@ fn check_facts(p: &TypedProgram, sizes: &[u64]) -> Result<(), String> {
                 .map(|(n, v)| format!("{n}={v}"))
                 .collect();
             return Err(format!(
-                "error: the program assumes `{}` is a whole number, which is false for {}",
-                program_nat_to_source(p, fact),
+                "error: the program assumes {}, which is false for {}",
+                super::fact_to_source(p, fact),
                 assignment.join(",")
             ));
         }

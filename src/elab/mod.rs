@@ -206,15 +206,15 @@ impl<'m> Elaborator<'m> {
             return Ok(None);
         }
         let core = self.finalize(&term, &mut Vec::new()).map_err(|d| vec![d])?;
-        let facts = self
-            .state
-            .facts
-            .iter()
-            .filter_map(|f| {
-                self.binders_to_indices(&self.state.zonk_nat(f), &size_binders, 0)
-                    .ok()
-            })
-            .collect();
+        let mut facts: Vec<Nat> = Vec::new();
+        for f in &self.state.facts {
+            if let Ok(f) = self.binders_to_indices(&self.state.zonk_nat(f), &size_binders, 0) {
+                // The same fact stated by several annotations is one fact.
+                if !facts.contains(&f) {
+                    facts.push(f);
+                }
+            }
+        }
         let size_params = size_binders
             .iter()
             .map(|b| self.binder_names[b].clone())
