@@ -10,9 +10,25 @@ use risec::units::{parse_duration, parse_size};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// What `risec --help` says after the commands: what works today, where the language is
+/// described, and the exit statuses.
+const AFTER_HELP: &str = "\
+Today risec type-checks Rise programs (check, print), runs them in the reference interpreter \
+(eval) and searches for equivalent programs by equality saturation (rules, prove). \
+Sketch-guided search and C code generation are being built.
+
+The language: docs/language.md. Examples: examples/*.rise.
+Exit status: 0 on success, 1 on errors, 2 when `prove` does not find its goal.";
+
 /// risec: a compiler for the Rise functional array language.
 #[derive(Parser, Debug)]
-#[command(name = "risec", version, about, long_about = None)]
+#[command(
+    name = "risec",
+    version,
+    about = "A compiler for the Rise functional array language",
+    long_about = None,
+    after_help = AFTER_HELP
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

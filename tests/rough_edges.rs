@@ -347,3 +347,22 @@ fn sizes_that_may_be_negative_are_reported_and_checked_by_eval() {
     let out = risec(&["eval", path.to_str().unwrap(), "--size", "n=7"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn help_describes_what_exists() {
+    let out = risec(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    for command in ["check", "eval", "print", "rules", "prove"] {
+        assert!(
+            help.contains(&format!("\n  {command} ")),
+            "{command}: {help}"
+        );
+    }
+    assert!(help.contains("docs/language.md"), "{help}");
+    assert!(help.contains("Exit status"), "{help}");
+    let eval = stdout(&risec(&["eval", "--help"]));
+    for option in ["--inputs", "--output", "--memory", "--size", "--seed"] {
+        assert!(eval.contains(option), "{option}: {eval}");
+    }
+}
