@@ -366,3 +366,29 @@ fn help_describes_what_exists() {
         assert!(eval.contains(option), "{option}: {eval}");
     }
 }
+
+#[test]
+fn helper_facts_that_fail_at_a_use_are_errors() {
+    let path = temp_file(
+        "halves.rise",
+        b"def halves {n : nat} (xs : (n/2*2).f32) : (n/2).2.f32 = split 2 xs\ndef main (xs : 7.f32) = halves xs\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: a size is not a natural number"),
+        "{err}"
+    );
+    assert!(
+        err.contains("this size is 7/2 here, not a whole number"),
+        "{err}"
+    );
+    let ok = temp_file(
+        "halves-ok.rise",
+        b"def halves {n : nat} (xs : (n/2*2).f32) : (n/2).2.f32 = split 2 xs\ndef main (xs : 8.f32) = halves xs\n",
+    );
+    let out = risec(&["check", ok.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "main : 8.f32 -> 4.2.f32\n");
+}

@@ -185,6 +185,7 @@ impl<'m> Elaborator<'m> {
         });
         self.default_float_literals();
         let mut errors = self.state.check_obligations(&|n| self.show_nat(n));
+        errors.extend(self.state.check_facts());
         if let Some((a, b, _, span)) = self.state.postponed().first() {
             errors.push(Diagnostic::error(
                 format!(
@@ -209,8 +210,9 @@ impl<'m> Elaborator<'m> {
         let mut facts: Vec<Nat> = Vec::new();
         for f in &self.state.facts {
             if let Ok(f) = self.binders_to_indices(&self.state.zonk_nat(f), &size_binders, 0) {
-                // The same fact stated by several annotations is one fact.
-                if !facts.contains(&f) {
+                // The same fact stated by several annotations is one fact, and a constant
+                // (true, or reported by `check_facts`) is none.
+                if f.as_constant().is_none() && !facts.contains(&f) {
                     facts.push(f);
                 }
             }
@@ -317,7 +319,7 @@ impl<'m> Elaborator<'m> {
         }
         if !self.inline_helpers {
             if let Some(s) = self.schemes.get(&index) {
-                let ty = s.instantiate(&mut self.state);
+                let ty = s.instantiate(&mut self.state, use_span);
                 return Ok(ETerm {
                     kind: ETermKind::Helper(index),
                     ty,

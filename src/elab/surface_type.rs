@@ -147,7 +147,7 @@ impl Elaborator<'_> {
                     ));
                 }
                 if !nat::is_nonnegative(&d) {
-                    self.state.facts.push(d.clone());
+                    self.state.add_fact(d.clone(), span);
                 }
                 d
             }
@@ -162,7 +162,7 @@ impl Elaborator<'_> {
                     ));
                 }
                 if record_fact && !q.terms().iter().all(|(_, c)| c.is_integer()) {
-                    self.state.facts.push(q.clone());
+                    self.state.add_fact(q.clone(), span);
                 }
                 q
             }
