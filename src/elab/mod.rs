@@ -8,7 +8,7 @@
 //! Helper definitions are inlined into the entry point, re-elaborated at every use, so their size
 //! parameters `{n : nat}` act as implicit arguments inferred at each call site. Every definition
 //! is also checked on its own, so errors in unused helpers are reported too; those checks use
-//! the helpers' type schemes ([`scheme`]) instead of their bodies, which keeps checking a chain
+//! the helpers' type schemes (module `scheme`) instead of their bodies, which keeps checking a chain
 //! of definitions linear in its length.
 
 mod duplicates;

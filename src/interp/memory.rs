@@ -2,10 +2,10 @@
 //! values it builds take more memory than allowed, instead of the process aborting when an
 //! allocation fails.
 //!
-//! Each array or vector built is counted as it is made ([`account`]); every [`CHECK_EVERY`]
+//! Each array or vector built is counted as it is made (`account`); every [`CHECK_EVERY`]
 //! bytes so counted, the process's resident memory is read (from `/proc`, where the platform
 //! has it; elsewhere the bytes counted stand in for it) and compared with the budget
-//! ([`check`], called where evaluation can fail: before arrays are built and at every
+//! (`check`, called where evaluation can fail: before arrays are built and at every
 //! application). The budget is per thread and set for the duration of a call with
 //! [`with_limit`]; without one there is none.
 
