@@ -13,25 +13,63 @@ use std::time::Duration;
 /// What `risec --help` says after the commands: what works today, where the language is
 /// described, and the exit statuses.
 const AFTER_HELP: &str = "\
-Today risec type-checks Rise programs (check, print), runs them in the reference interpreter \
-(eval) and searches for equivalent programs by equality saturation (rules, prove). \
-Sketch-guided search and C code generation are being built.
+The main job, `risec PROGRAM.rise --sketch FILE.sk`, finds a program equivalent to PROGRAM of \
+the shape the sketch describes (sketch-guided equality saturation) and prints it as low-level \
+Rise; C output (`--emit c`) is being built. The commands type-check programs (check, print), \
+run them in the reference interpreter (eval) and search for equivalent programs (rules, costs, \
+prove).
 
-The language: docs/language.md. Examples: examples/*.rise.
-Exit status: 0 on success, 1 on errors, 2 when `prove` does not find its goal.";
+The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
+Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";
 
 /// risec: a compiler for the Rise functional array language.
+///
+/// The main job: `risec PROGRAM.rise --sketch FILE.sk [-o OUT]` finds a program equivalent to
+/// PROGRAM of the shape the sketch file describes (sketch-guided equality saturation) and prints
+/// it, lowered to low-level Rise. Exit status: 0 on success, 1 on errors, 2 when a step's sketch
+/// is not satisfied within its limits.
 #[derive(Parser, Debug)]
 #[command(
     name = "risec",
     version,
     about = "A compiler for the Rise functional array language",
     long_about = None,
-    after_help = AFTER_HELP
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    main: MainJob,
+}
+
+/// The arguments of the main job (no subcommand).
+#[derive(clap::Args, Debug)]
+struct MainJob {
+    /// The program (`.rise`).
+    program: Option<String>,
+    /// The sketch file (`.sk`) whose guide steps to run.
+    #[arg(long, value_name = "FILE.sk")]
+    sketch: Option<String>,
+    /// What to produce: the optimised program as Rise source, or C.
+    #[arg(long, value_name = "rise|c", default_value = "rise")]
+    emit: String,
+    /// Write the output here instead of standard output (nothing is written on failure).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<String>,
+    /// Write per-step statistics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<String>,
+    /// No progress lines or summary on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Time budget of all steps together, e.g. `60s`.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    time: Duration,
+    /// The definition to use as entry point (default: the last one).
+    #[arg(long)]
+    entry: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -81,6 +119,8 @@ enum Command {
     },
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
+    /// List the cost models a sketch step may name (`cost = …`).
+    Costs,
     /// Search for GOAL from START by equality saturation with the given rules.
     ///
     /// Exits with 0 when the goal is found, 2 when it is not (the e-graph saturated, or a limit
@@ -139,7 +179,10 @@ fn main() -> ExitCode {
     let worker = std::thread::Builder::new()
         .name("risec".into())
         .stack_size(256 << 20)
-        .spawn(move || run(cli.command));
+        .spawn(move || match cli.command {
+            Some(command) => run(command),
+            None => run_main_job(cli.main),
+        });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         _ => {
@@ -178,6 +221,10 @@ fn run(command: Command) -> ExitCode {
         }
         Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(risec::cli::rules())),
+        Command::Costs => Ok(ok(risec::sketch::cost::COST_MODELS
+            .iter()
+            .map(|(name, _, doc)| format!("{name:<18} {doc}\n"))
+            .collect())),
         Command::Prove {
             start,
             goal,
@@ -221,6 +268,117 @@ fn run(command: Command) -> ExitCode {
             eprint!("{}", err.trim_end_matches('\n'));
             eprintln!();
             ExitCode::from(1)
+        }
+    }
+}
+
+/// `risec PROGRAM.rise --sketch FILE.sk …`.
+fn run_main_job(job: MainJob) -> ExitCode {
+    use risec::optimize::{optimize, step_summary, OptimizeError, StatsFile};
+    let fail = |msg: &str| {
+        eprintln!("{}", msg.trim_end_matches('\n'));
+        ExitCode::from(1)
+    };
+    let Some(program) = job.program.as_deref() else {
+        return fail("error: no program given\n  usage: risec PROGRAM.rise --sketch FILE.sk [-o OUT]   (see `risec --help`)");
+    };
+    let Some(sketch) = job.sketch.as_deref() else {
+        return fail(&format!(
+            "error: no sketch given: `risec {program} --sketch FILE.sk` (the sketches of sketches/ are examples)"
+        ));
+    };
+    if job.emit != "rise" && job.emit != "c" {
+        return fail(&format!(
+            "error: `--emit {}`: expected `rise` or `c`",
+            job.emit
+        ));
+    }
+    if job.emit == "c" {
+        return fail("error: `--emit c` is not available yet: the C backend has not landed (use `--emit rise`)");
+    }
+    let started = std::time::Instant::now();
+    let options = risec::search::SearchOptions {
+        total_time: job.time,
+    };
+    let quiet = job.quiet;
+    let mut progress = |p: &risec::search::Progress| {
+        if !quiet {
+            eprintln!(
+                "[{}/{}] step {}: iteration {}, {} e-nodes, {:.1} ms",
+                p.index.0,
+                p.index.1,
+                p.step,
+                p.iteration,
+                p.nodes,
+                p.elapsed.as_secs_f64() * 1e3
+            );
+        }
+    };
+    let result = optimize(
+        program,
+        sketch,
+        job.entry.as_deref(),
+        &options,
+        &mut progress,
+    );
+    let total_ms = started.elapsed().as_secs_f64() * 1e3;
+    let write_stats = |steps: &[risec::search::StepStats], facts: &[String], found: bool| {
+        if let Some(path) = &job.stats {
+            let stats = StatsFile {
+                program,
+                sketch,
+                found,
+                steps,
+                facts,
+                total_ms,
+            };
+            let text = serde_json::to_string_pretty(&stats).expect("statistics serialise");
+            if let Err(e) =
+                risec::stats::write_atomically(std::path::Path::new(path), &(text + "\n"))
+            {
+                eprintln!("{e}");
+                return false;
+            }
+        }
+        true
+    };
+    match result {
+        Ok(done) => {
+            if !quiet {
+                for s in &done.steps {
+                    eprintln!("{}", step_summary(s));
+                }
+                eprintln!(
+                    "total {:.1} ms; the result relies on: {}",
+                    total_ms,
+                    if done.facts.is_empty() {
+                        "no divisibility facts".to_string()
+                    } else {
+                        done.facts.join(", ")
+                    }
+                );
+            }
+            if !write_stats(&done.steps, &done.facts, true) {
+                return ExitCode::from(1);
+            }
+            match &job.output {
+                Some(path) => {
+                    match risec::stats::write_atomically(std::path::Path::new(path), &done.source) {
+                        Ok(()) => ExitCode::SUCCESS,
+                        Err(e) => fail(&e),
+                    }
+                }
+                None => {
+                    print!("{}", done.source);
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Err(OptimizeError::Input(msg)) => fail(&msg),
+        Err(OptimizeError::NotFound(nf)) => {
+            write_stats(&nf.steps, &[], false);
+            eprint!("{}", nf.message());
+            ExitCode::from(2)
         }
     }
 }

@@ -216,6 +216,18 @@ validations! {
         inst("def p {n : nat} (xs : (4*n).(f32, f32)) (y : f32) =
                 xs |> map (fun q => fst q * snd q + {F} (fst q)) |> asVector 4 |> asScalar"),
     ];
+    vec_before_map_triple: "vec-before-map-triple" as "vec-before-map-triple(4)" => [
+        inst("def p {n : nat} (xs : (4*n).(f32, (f32, f32))) (y : f32) =
+                xs |> map (fun q => fst q + fst (snd q) * snd (snd q) - {F} (fst q)) |> asVector 4 |> asScalar"),
+    ];
+    fst_unzip_zip: "fst-unzip-zip" as "fst-unzip-zip" => [
+        inst("def p {n : nat} (xs : n.f32) (ys : n.f32) (y : f32) =
+                fst (unzip (zip (xs |> map {F}) ys)) |> map {G}"),
+    ];
+    snd_unzip_zip: "snd-unzip-zip" as "snd-unzip-zip" => [
+        inst("def p {n : nat} (xs : n.f32) (ys : n.(f32, f32)) =
+                snd (unzip (zip xs ys)) |> map (fun q => fst q * snd q)"),
+    ];
     vec_promote_aligned: "vec-promote-aligned" as "vec-promote-aligned" => [
         inst("def p {n : nat} (xs : (4*n).f32) =
                 xs |> asVector 4 |> map (fun v => v * vectorFromScalar 2.0) |> asScalar"),

@@ -12,6 +12,77 @@ use crate::types::{self, Type, TypeNode};
 
 /// Writes a whole program as a `def` with its size and value parameters.
 pub fn program_to_source(p: &TypedProgram) -> String {
+    program_to_source_declaring(p, &[])
+}
+
+/// Like [`program_to_source`], but declares the divisibility `facts` (over the size parameters,
+/// as in [`TypedProgram::facts`]) so that the text checks again: a fact `m/32` is written into
+/// the first parameter type where `m` is an extent, as `(m/32*32)`, which the type checker
+/// records as "32 divides m". Facts of other shapes are listed in a comment.
+pub fn program_to_source_declaring(p: &TypedProgram, facts: &[Nat]) -> String {
+    let text = program_to_source_plain(p);
+    let mut header_end = text.find(" =\n").unwrap_or(text.len());
+    let mut header = text[..header_end].to_string();
+    let mut unplaced = Vec::new();
+    let nparams = p.size_params.len() as u32;
+    for fact in facts {
+        let placed = single_size_divisor(fact).and_then(|(index, d)| {
+            let name = p.size_params.get((nparams - 1 - index) as usize)?;
+            let at = first_extent(&header, name)?;
+            header.replace_range(at..at + name.len(), &format!("({name}/{d}*{d})"));
+            Some(())
+        });
+        if placed.is_none() {
+            unplaced.push(program_nat_to_source(p, fact));
+        }
+    }
+    let mut out = String::new();
+    if !unplaced.is_empty() {
+        out.push_str(&format!(
+            "// relies on these sizes being whole numbers: {}\n",
+            unplaced.join(", ")
+        ));
+    }
+    out.push_str(&header);
+    header_end = header_end.min(text.len());
+    out.push_str(&text[header_end..]);
+    out
+}
+
+/// `index/d` for a fact that is one size parameter divided by a constant.
+fn single_size_divisor(n: &Nat) -> Option<(u32, i128)> {
+    let terms = n.terms();
+    if terms.len() != 1 {
+        return None;
+    }
+    let (mono, coeff) = &terms[0];
+    let [(nat::NatAtom::Index(i), 1)] = mono.factors() else {
+        return None;
+    };
+    (coeff.numer() == 1 && coeff.denom() > 1).then_some((*i, coeff.denom()))
+}
+
+/// The byte offset of the first whole-word `name` after the first `(` that is followed by `:`
+/// (that is, inside a value parameter's type).
+fn first_extent(header: &str, name: &str) -> Option<usize> {
+    let start = header.find(" : ")?;
+    let bytes = header.as_bytes();
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'\'';
+    let mut from = start;
+    while let Some(rel) = header[from..].find(name) {
+        let at = from + rel;
+        let before_ok = at == 0 || !is_word(bytes[at - 1]);
+        let end = at + name.len();
+        let after_ok = end >= bytes.len() || !is_word(bytes[end]);
+        if before_ok && after_ok && bytes.get(end) == Some(&b'.') {
+            return Some(at);
+        }
+        from = end;
+    }
+    None
+}
+
+fn program_to_source_plain(p: &TypedProgram) -> String {
     let mut printer = Printer::default();
     let mut e = &p.term;
     let mut sizes = Vec::new();

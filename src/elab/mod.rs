@@ -614,3 +614,39 @@ fn check_primitive_instance(p: Primitive, ty: &Type, span: Span) -> Result<(), D
 
 #[cfg(test)]
 mod tests;
+
+/// Type-checks a rewrite rule written with names (`lhs => rhs`): every pattern variable
+/// (`expr_vars`) gets an unknown type and every size variable (`size_vars`) an unknown size,
+/// shared by both sides; the rule is well typed when both sides elaborate and their types unify.
+/// Used to reject user rules whose right-hand side cannot have the left-hand side's type. The
+/// error says whether it is in the right-hand side (`true`) or the left (its span is relative to
+/// that side's text).
+pub fn check_rule_sides(
+    lhs: &crate::syntax::ast::Expr,
+    rhs: &crate::syntax::ast::Expr,
+    expr_vars: &[String],
+    size_vars: &[String],
+) -> Result<(), (bool, Diagnostic)> {
+    let module = Module { defs: Vec::new() };
+    let mut el = Elaborator::new(&module);
+    for s in size_vars {
+        let nat = el.state.fresh_nat();
+        el.scope.push(Local::Size {
+            name: s.clone(),
+            nat,
+        });
+    }
+    for v in expr_vars {
+        let ty = el.state.fresh_type(types::MetaKind::Any);
+        el.scope.push(Local::Value {
+            name: v.clone(),
+            level: el.expr_depth,
+            ty,
+        });
+        el.expr_depth += 1;
+    }
+    let l = el.elab_expr(lhs).map_err(|d| (false, d))?;
+    let r = el.elab_expr(rhs).map_err(|d| (true, d))?;
+    el.expect_type(&l.ty, &r.ty, rhs.span, rhs.span, "the left-hand side")
+        .map_err(|d| (true, d))
+}

@@ -432,7 +432,16 @@ impl Compiler {
                 }
                 acc
             }
-            Shape::Compose(..) | Shape::Let(..) => return Err(unsupported(e, "`>>` and `let`")),
+            Shape::Let(x, v, b) => {
+                // let x = v in b  =  let v (fun x => b)
+                let vp = self.pat(v, binders)?;
+                binders.push(x.to_string());
+                let bp = self.pat(b, binders);
+                binders.pop();
+                let head = Pat::App(Box::new(Pat::Prim(Primitive::Let)), Box::new(vp));
+                Pat::App(Box::new(head), Box::new(Pat::Lambda(Box::new(bp?))))
+            }
+            Shape::Compose(..) => return Err(unsupported(e, "`>>`")),
         })
     }
 

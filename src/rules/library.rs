@@ -164,6 +164,17 @@ fn vec_before_map(rule: Rule) -> Rule {
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 
+/// vec-before-map-triple: `f : (f32, (f32, f32)) -> f32`, vectorised by the deriver.
+fn vec_before_map_triple(rule: Rule) -> Rule {
+    let f = slot(&rule, "f");
+    let ty = types::fun(
+        types::pair(types::f32(), types::pair(types::f32(), types::f32())),
+        types::f32(),
+    );
+    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+        .deriving(vectorize::deriver("f", "fv", "w"))
+}
+
 /// vec-before-map-pair: `f : (f32, f32) -> f32`, vectorised by the deriver.
 fn vec_before_map_pair(rule: Rule) -> Rule {
     let f = slot(&rule, "f");
@@ -406,6 +417,29 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
          map fv (zip (asVector w (fst (unzip xs))) (asVector w (snd (unzip xs))))",
         DERIVES_FV,
         vec_before_map_pair
+    ),
+    rule!(
+        "vec-before-map-triple",
+        ["w"],
+        "vec-before-map for f : (f32, (f32, f32)) -> f32 (an accumulator and a pair of factors), \
+         vectorising the three components",
+        "asVector w (map f xs) =>> \
+         map fv (zip (asVector w (fst (unzip xs))) \
+         (zip (asVector w (fst (unzip (snd (unzip xs))))) (asVector w (snd (unzip (snd (unzip xs)))))))",
+        DERIVES_FV,
+        vec_before_map_triple
+    ),
+    rule!(
+        "fst-unzip-zip",
+        [],
+        "the first component of an unzipped zip is the first array",
+        "fst (unzip (zip a b)) =>> a"
+    ),
+    rule!(
+        "snd-unzip-zip",
+        [],
+        "the second component of an unzipped zip is the second array",
+        "snd (unzip (zip a b)) =>> b"
     ),
     rule!(
         "vec-promote-aligned",

@@ -1,0 +1,271 @@
+//! The main job end to end: every shipped sketch produces a low-level program that checks again
+//! with the program's type and computes what the naive program computes (reference interpreter,
+//! m = n = k = 64, inputs that make every f32 sum exact), plus the errors a user can hit.
+
+mod common;
+
+use common::{risec, stderr, stdout, temp_file};
+use risec::core::print::program_type_to_source;
+use risec::core::TypedProgram;
+use risec::diagnostics::SourceFile;
+use risec::interp::{self, random::Rng};
+use risec::optimize::{optimize, OptimizeError, Optimized};
+use risec::search::SearchOptions;
+
+fn run(program: &str, sketch: &str) -> Optimized {
+    match optimize(
+        program,
+        sketch,
+        None,
+        &SearchOptions::default(),
+        &mut |_| {},
+    ) {
+        Ok(o) => o,
+        Err(OptimizeError::Input(m)) => panic!("{sketch}: {m}"),
+        Err(OptimizeError::NotFound(nf)) => panic!("{sketch}: {}", nf.message()),
+    }
+}
+
+/// Checks the printed result again and compares it with the original in the interpreter.
+fn verify(program: &str, out: &Optimized, sizes: &[u64]) -> TypedProgram {
+    let original = risec::driver::compile_file(program, None).unwrap();
+    let reparsed = risec::driver::compile_source(&SourceFile::new("out.rise", &out.source), None)
+        .unwrap_or_else(|e| panic!("result does not check:\n{}\n{}", e.render(), out.source));
+    assert_eq!(
+        program_type_to_source(&reparsed),
+        program_type_to_source(&original)
+    );
+    for seed in 0..2 {
+        let args = interp::random::random_args(&original, sizes, &mut Rng::new(seed)).unwrap();
+        let want = interp::run_program(&original, sizes, args.clone()).unwrap();
+        let got = interp::run_program(&reparsed, sizes, args.clone()).unwrap();
+        let lowered = interp::run_program(&out.program, sizes, args).unwrap();
+        assert_eq!(format!("{got}"), format!("{want}"), "{}", out.source);
+        assert_eq!(format!("{lowered}"), format!("{want}"));
+    }
+    assert!(
+        risec::lower::remaining_high_level(&out.program.term).is_empty(),
+        "{}",
+        out.source
+    );
+    reparsed
+}
+
+fn verify_matmul(sketch: &str) -> Optimized {
+    let out = run("examples/matmul.rise", sketch);
+    verify("examples/matmul.rise", &out, &[64, 64, 64]);
+    out
+}
+
+#[test]
+fn baseline_is_found_and_verified() {
+    let out = verify_matmul("sketches/matmul/baseline.sk");
+    assert!(out.source.contains("reduceSeq"));
+    assert!(out.facts.is_empty(), "{:?}", out.facts);
+}
+
+#[test]
+fn blocking_is_found_and_verified_and_reports_only_the_facts_it_needs() {
+    let out = verify_matmul("sketches/matmul/blocking.sk");
+    let mut facts = out.facts.clone();
+    facts.sort();
+    assert_eq!(facts, ["k/4", "m/32", "n/32"]);
+    assert_eq!(out.steps.len(), 2);
+    assert!(out.steps.iter().all(|s| s.found));
+}
+
+/// Checks a TVM-schedule version: found, verified, with the primitives its step introduces.
+fn check_version(name: &str, must_contain: &[&str]) {
+    let out = verify_matmul(&format!("sketches/matmul/{name}.sk"));
+    for p in must_contain {
+        assert!(out.source.contains(p), "{name} lacks {p}:\n{}", out.source);
+    }
+    assert!(out.steps.len() <= 4, "{name} has {} steps", out.steps.len());
+}
+
+#[test]
+fn vectorization_is_found_and_verified() {
+    check_version("vectorization", &["asVector 32", "asScalar", "<32>f32"]);
+}
+
+#[test]
+fn loop_perm_is_found_and_verified() {
+    check_version("loop-perm", &["asVector 32", "<32>f32"]);
+}
+
+#[test]
+fn array_packing_is_found_and_verified() {
+    check_version(
+        "array-packing",
+        &[
+            "toMem (transpose b |> split 32 |> mapPar transpose)",
+            "asVector 32",
+        ],
+    );
+}
+
+#[test]
+fn cache_blocks_is_found_and_verified() {
+    check_version("cache-blocks", &["toMem", "reduceSeqUnroll", "asVector 32"]);
+}
+
+#[test]
+fn parallel_is_found_and_verified() {
+    check_version(
+        "parallel",
+        &["toMem", "reduceSeqUnroll", "a |> split 32 |> mapPar"],
+    );
+}
+
+#[test]
+fn other_tile_sizes_need_no_code_change() {
+    let out = verify_matmul("sketches/matmul/blocking-64x64-k8.sk");
+    let mut facts = out.facts.clone();
+    facts.sort();
+    assert_eq!(facts, ["k/8", "m/64", "n/64"]);
+}
+
+#[test]
+fn matmul_written_differently_gets_the_same_shape() {
+    let out = run(
+        "tests/sketches/matmul-with-dot.rise",
+        "sketches/matmul/blocking.sk",
+    );
+    verify("tests/sketches/matmul-with-dot.rise", &out, &[64, 64, 64]);
+}
+
+#[test]
+fn a_matrix_vector_product_can_be_blocked() {
+    let out = run("examples/matvec.rise", "sketches/matvec/blocking.sk");
+    verify("examples/matvec.rise", &out, &[64, 64]);
+    assert!(out.source.contains("split 32"), "{}", out.source);
+}
+
+#[test]
+fn the_binary_prints_the_program_and_writes_stats() {
+    let stats = temp_file("blocking-stats.json", b"");
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/blocking.sk",
+        "--stats",
+        stats.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("def matmul"), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("[1/2] step split: iteration 1"), "{err}");
+    assert!(
+        err.contains("step reorder") && err.contains("found in"),
+        "{err}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(json["found"], true);
+    assert_eq!(json["steps"][0]["name"], "split");
+    assert!(json["steps"][0]["nodes"].as_u64().unwrap() > 1000);
+    assert!(json["steps"][1]["rewrites"]["lift-reduce-seq"]
+        .as_u64()
+        .is_some());
+    let facts: Vec<&str> = json["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(facts.len(), 3, "{facts:?}");
+    let quiet = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/baseline.sk",
+        "-q",
+    ]);
+    assert!(quiet.status.success());
+    assert_eq!(stderr(&quiet), "");
+}
+
+#[test]
+fn malformed_sketches_are_reported_with_place_and_suggestion() {
+    let bad = temp_file(
+        "bad.sk",
+        b"def f(n) = contains((map : ? -> n.? -> ?) ?)\nstep s {\n  rules = [map-fision]\n  sketch = f(m, ?)\n}\n",
+    );
+    let o = risec(&["examples/matmul.rise", "--sketch", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("bad.sk:3:12"), "{err}");
+    assert!(
+        err.contains("unknown rule or rule set `map-fision`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `map-fission`?"), "{err}");
+    assert!(err.contains("`f` takes 1 argument(s), 2 given"), "{err}");
+    assert_eq!(err.matches("error:").count(), 2, "{err}");
+    let syntax = temp_file("syntax.sk", b"step s { sketch = map ( }\n");
+    let o = risec(&["examples/matmul.rise", "--sketch", syntax.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("syntax.sk:1:25"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("^ expected"), "{}", stderr(&o));
+}
+
+#[test]
+fn ill_typed_user_rules_are_rejected_by_name() {
+    let bad = temp_file(
+        "badrule.sk",
+        b"rule wrong : map f xs => f\nstep s { rules = [wrong] sketch = ? }\n",
+    );
+    let o = risec(&["examples/matmul.rise", "--sketch", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("rule `wrong` is not well typed"),
+        "{}",
+        stderr(&o)
+    );
+    let good = temp_file(
+        "goodrule.sk",
+        b"rule my-fusion : map f (map g xs) => map (fun x => f (g x)) xs\n\
+          step s { rules = [my-fusion, reduce-seq] sketch = contains(reduceSeq) }\n",
+    );
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        good.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn an_unsatisfiable_sketch_exits_2_and_writes_nothing() {
+    let sk = temp_file(
+        "never.sk",
+        b"import \"../../../sketches/matmul/lib.sk\"\n\
+          step impossible {\n  rules = [reduce-seq]\n  limits = { iterations = 3 }\n\
+          sketch = containsMap(m, containsMapPar(n, ?))\n}\n",
+    );
+    // The import is relative to the sketch file, which lives in the target directory.
+    let text = std::fs::read_to_string(&sk).unwrap();
+    let lib = std::fs::canonicalize("sketches/matmul/lib.sk").unwrap();
+    std::fs::write(
+        &sk,
+        text.replace("../../../sketches/matmul/lib.sk", lib.to_str().unwrap()),
+    )
+    .unwrap();
+    let out = temp_file("never.rise", b"stale");
+    std::fs::remove_file(&out).unwrap();
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        sk.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("step `impossible`"), "{err}");
+    assert!(err.contains("saturated") || err.contains("limit"), "{err}");
+    assert!(err.contains("e-nodes"), "{err}");
+    assert!(err.contains("closest partial match"), "{err}");
+    assert!(!out.exists());
+}
