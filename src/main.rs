@@ -10,6 +10,18 @@ use risec::units::{parse_duration, parse_size};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// What `risec --help` says after the commands: what works today, where the language is
+/// described, and the exit statuses.
+const AFTER_HELP: &str = "\
+The main job, `risec PROGRAM.rise --sketch FILE.sk`, finds a program equivalent to PROGRAM of \
+the shape the sketch describes (sketch-guided equality saturation) and prints it as low-level \
+Rise; C output (`--emit c`) is being built. The commands type-check programs (check, print), \
+run them in the reference interpreter (eval) and search for equivalent programs (rules, costs, \
+prove).
+
+The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
+Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";
+
 /// risec: a compiler for the Rise functional array language.
 ///
 /// The main job: `risec PROGRAM.rise --sketch FILE.sk [-o OUT]` finds a program equivalent to
@@ -17,7 +29,14 @@ use std::time::Duration;
 /// it, lowered to low-level Rise. Exit status: 0 on success, 1 on errors, 2 when a step's sketch
 /// is not satisfied within its limits.
 #[derive(Parser, Debug)]
-#[command(name = "risec", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "risec",
+    version,
+    about = "A compiler for the Rise functional array language",
+    long_about = None,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -66,19 +85,32 @@ enum Command {
         #[arg(long)]
         entry: Option<String>,
     },
-    /// Run the reference interpreter on seeded random inputs; print inputs and result.
+    /// Run the reference interpreter; print its inputs and result.
+    ///
+    /// Inputs come from `--inputs FILE` (JSON: `{"xs": [1.0, 2.0], …}`, nested lists for
+    /// arrays) or are generated from `--seed`. Sizes not given with `--size` are read off the
+    /// input lists.
     Eval {
         /// The `.rise` file.
         file: String,
         /// Sizes for the entry point's size parameters, e.g. `m=4,n=3,k=2`.
         #[arg(long, default_value = "")]
         size: String,
-        /// Seed of the random inputs.
+        /// Seed of the generated inputs.
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// The definition to use as entry point (default: the last one).
         #[arg(long)]
         entry: Option<String>,
+        /// A JSON file with inputs by parameter name (or `--output json` of an earlier run).
+        #[arg(long, value_name = "FILE")]
+        inputs: Option<String>,
+        /// `text`, or `json`: one object with the sizes, inputs and result.
+        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+        output: String,
+        /// Memory budget of the interpreter, e.g. `4GiB`, `512MiB`.
+        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+        memory: u64,
     },
     /// Pretty-print the elaborated core term as Rise source.
     Print {
@@ -220,7 +252,24 @@ fn run(command: Command) -> ExitCode {
             size,
             seed,
             entry,
-        } => risec::cli::eval(&file, &size, seed, entry.as_deref()).map(ok),
+            inputs,
+            output,
+            memory,
+        } => {
+            let options = risec::cli::EvalOptions {
+                sizes: size,
+                seed,
+                entry,
+                inputs,
+                output: if output == "json" {
+                    risec::cli::OutputFormat::Json
+                } else {
+                    risec::cli::OutputFormat::Text
+                },
+                memory,
+            };
+            risec::cli::eval(&file, &options).map(ok)
+        }
         Command::Print { file, entry } => risec::cli::print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(risec::cli::rules())),
         Command::Costs => Ok(ok(risec::sketch::cost::COST_MODELS

@@ -180,3 +180,215 @@ fn divisibility_problems_along_a_pipeline_are_reported_once_each() {
     // At the first stage that needs it.
     assert!(err.contains("div3.rise:1:36"), "{err}");
 }
+
+#[test]
+fn eval_stops_at_its_memory_budget_with_a_clear_error() {
+    let path = temp_file(
+        "memory.rise",
+        b"def f (x : 20.f32) = x |> map (fun a => generate (fun (i : idx[1000000]) => a))\n",
+    );
+    let out = risec(&["eval", path.to_str().unwrap(), "--memory", "64MiB"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("need more memory than the interpreter's budget of 64.0 MiB"),
+        "{err}"
+    );
+    // Within a larger budget the same program runs.
+    let small = temp_file(
+        "memory-small.rise",
+        b"def f (x : 2.f32) = x |> map (fun a => generate (fun (i : idx[1000]) => a))\n",
+    );
+    let out = risec(&["eval", small.to_str().unwrap(), "--memory", "64MiB"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = risec(&["eval", small.to_str().unwrap(), "--memory", "lots"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not a size"), "{}", stderr(&out));
+    // Inputs too large to generate state their real size.
+    let big = temp_file("big-input.rise", b"def f (x : 100000.100000.f32) = x\n");
+    let err = stderr(&risec(&["eval", big.to_str().unwrap()]));
+    assert!(err.contains("an array of 10000000000 elements"), "{err}");
+}
+
+#[test]
+fn eval_reads_and_writes_json() {
+    let out = risec(&[
+        "eval",
+        "examples/matmul.rise",
+        "--size",
+        "m=2,n=3,k=4",
+        "--seed",
+        "5",
+        "--output",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(first["entry"], "matmul");
+    assert_eq!(first["sizes"], serde_json::json!({"m": 2, "n": 3, "k": 4}));
+    assert_eq!(first["inputs"]["a"].as_array().unwrap().len(), 2);
+    assert_eq!(first["result"][1].as_array().unwrap().len(), 3);
+    // The output is an input: the same run again, sizes and all, without --size or --seed.
+    let path = temp_file("matmul-run.json", stdout(&out).as_bytes());
+    let again = risec(&[
+        "eval",
+        "examples/matmul.rise",
+        "--inputs",
+        path.to_str().unwrap(),
+        "--output",
+        "json",
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let second: serde_json::Value = serde_json::from_str(&stdout(&again)).unwrap();
+    assert_eq!(first, second);
+
+    // Plain inputs, sizes read off the lists: a hand-checked dot product.
+    let inputs = temp_file(
+        "dot-inputs.json",
+        br#"{"xs": [1, 2, 3, 4], "ys": [0.5, -1.5, 2, 0.25]}"#,
+    );
+    let out = risec(&[
+        "eval",
+        "examples/dot.rise",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--output",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["sizes"]["n"], 4);
+    assert_eq!(json["result"], 4.5);
+}
+
+#[test]
+fn bad_json_inputs_are_clear_errors() {
+    let cases: [(&[u8], &str); 5] = [
+        (
+            b"{\"xs\": [1, 2], \"ys\": [1, 2, 3]}",
+            "`ys`: expected a list of 2 elements, found a list of 3 elements",
+        ),
+        (
+            b"{\"xs\": [1, \"a\"]}",
+            "`xs[1]`: expected f32, found a string",
+        ),
+        (
+            b"{\"zs\": [1]}",
+            "gives `zs`, which is not a parameter of `dot`",
+        ),
+        (b"[1, 2]", "must hold a JSON object"),
+        (b"{\"xs\": [1,", "is not valid JSON"),
+    ];
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let path = temp_file(&format!("bad-inputs-{i}.json"), text);
+        let out = risec(&[
+            "eval",
+            "examples/dot.rise",
+            "--inputs",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{expected}");
+        assert!(stderr(&out).contains(expected), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn sizes_that_cannot_exist_are_errors() {
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "def f {n : nat} (x : ((2*n+1)/2*2).f32) = x\n",
+            "error: this size is never a whole number",
+            "no sizes make `n + 1/2` a whole number",
+        ),
+        (
+            "def f {n : nat} (x : (3-n-5).f32) = x\n",
+            "error: this size is always negative",
+            "is below 0 for every size",
+        ),
+        (
+            "def f (x : 10.f32) = slide 3 0 x\n",
+            "error: the step of `slide` must be at least 1",
+            ".rise:1:30",
+        ),
+        (
+            "def f (x : 10.f32) = split 0 x\n",
+            "error: the chunk size of `split` must be at least 1",
+            ".rise:1:28",
+        ),
+    ];
+    for (i, (src, message, detail)) in cases.iter().enumerate() {
+        let path = temp_file(&format!("impossible-{i}.rise"), src.as_bytes());
+        let out = risec(&["check", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{src}");
+        assert!(stderr(&out).contains(message), "{src}: {}", stderr(&out));
+        assert!(stderr(&out).contains(detail), "{src}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn sizes_that_may_be_negative_are_reported_and_checked_by_eval() {
+    let path = temp_file(
+        "minus5.rise",
+        b"def f {n : nat} (x : (n-5).f32) : (n-5).f32 = x\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "f : (n : nat) -> (n - 5).f32 -> (n - 5).f32\n  assumes `n ≥ 5`\n"
+    );
+    let out = risec(&["eval", path.to_str().unwrap(), "--size", "n=3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("the program assumes `n ≥ 5`, which is false for n=3"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&["eval", path.to_str().unwrap(), "--size", "n=7"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn help_describes_what_exists() {
+    let out = risec(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    for command in ["check", "eval", "print", "rules", "prove"] {
+        assert!(
+            help.contains(&format!("\n  {command} ")),
+            "{command}: {help}"
+        );
+    }
+    assert!(help.contains("docs/language.md"), "{help}");
+    assert!(help.contains("Exit status"), "{help}");
+    let eval = stdout(&risec(&["eval", "--help"]));
+    for option in ["--inputs", "--output", "--memory", "--size", "--seed"] {
+        assert!(eval.contains(option), "{option}: {eval}");
+    }
+}
+
+#[test]
+fn helper_facts_that_fail_at_a_use_are_errors() {
+    let path = temp_file(
+        "halves.rise",
+        b"def halves {n : nat} (xs : (n/2*2).f32) : (n/2).2.f32 = split 2 xs\ndef main (xs : 7.f32) = halves xs\n",
+    );
+    let out = risec(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: a size is not a natural number"),
+        "{err}"
+    );
+    assert!(
+        err.contains("this size is 7/2 here, not a whole number"),
+        "{err}"
+    );
+    let ok = temp_file(
+        "halves-ok.rise",
+        b"def halves {n : nat} (xs : (n/2*2).f32) : (n/2).2.f32 = split 2 xs\ndef main (xs : 8.f32) = halves xs\n",
+    );
+    let out = risec(&["check", ok.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "main : 8.f32 -> 4.2.f32\n");
+}

@@ -85,7 +85,9 @@ impl<'a> Excerpt<'a> {
                     })
                     .collect();
                 if windows.is_empty() {
-                    windows.push(line_start..ceil_char(text, line_start + 2 * CONTEXT));
+                    windows.push(
+                        line_start..ceil_char(text, (line_start + 2 * CONTEXT).min(content_end)),
+                    );
                 }
                 windows.sort_by_key(|w| w.start);
                 let mut merged: Vec<Range<usize>> = Vec::new();

@@ -252,6 +252,9 @@ impl Elaborator<'_> {
         let fty = self.state.zonk(&f.ty);
         if let TypeNode::NatFun(body) = fty.get() {
             let n = self.expr_as_nat(arg)?;
+            if n.is_zero() {
+                check_nonzero_size(&f, arg.span)?;
+            }
             let ty = types::instantiate_nat_fun(body, &n);
             return Ok(ETerm {
                 kind: ETermKind::NatApp(Box::new(f), n),
@@ -419,4 +422,24 @@ impl Elaborator<'_> {
         self.scope.pop();
         r
     }
+}
+
+/// Size arguments that must not be 0: `split 0` and a `slide` step of 0 would make the length
+/// of the result anything at all.
+fn check_nonzero_size(f: &ETerm, at: Span) -> Result<(), Diagnostic> {
+    // The primitive `f` applies, and how many size arguments it already has.
+    let (mut head, mut given) = (f, 0);
+    while let ETermKind::NatApp(inner, _) = &head.kind {
+        head = inner;
+        given += 1;
+    }
+    let what = match (&head.kind, given) {
+        (ETermKind::Prim(Primitive::Split), 0) => "the chunk size of `split`",
+        (ETermKind::Prim(Primitive::Slide), 1) => "the step of `slide`",
+        _ => return Ok(()),
+    };
+    Err(
+        Diagnostic::error(format!("{what} must be at least 1"), at, "0 here")
+            .with_note("with 0 the length of the result could be anything"),
+    )
 }

@@ -8,7 +8,7 @@
 //! Helper definitions are inlined into the entry point, re-elaborated at every use, so their size
 //! parameters `{n : nat}` act as implicit arguments inferred at each call site. Every definition
 //! is also checked on its own, so errors in unused helpers are reported too; those checks use
-//! the helpers' type schemes ([`scheme`]) instead of their bodies, which keeps checking a chain
+//! the helpers' type schemes (module `scheme`) instead of their bodies, which keeps checking a chain
 //! of definitions linear in its length.
 
 mod duplicates;
@@ -185,6 +185,7 @@ impl<'m> Elaborator<'m> {
         });
         self.default_float_literals();
         let mut errors = self.state.check_obligations(&|n| self.show_nat(n));
+        errors.extend(self.state.check_facts());
         if let Some((a, b, _, span)) = self.state.postponed().first() {
             errors.push(Diagnostic::error(
                 format!(
@@ -206,15 +207,16 @@ impl<'m> Elaborator<'m> {
             return Ok(None);
         }
         let core = self.finalize(&term, &mut Vec::new()).map_err(|d| vec![d])?;
-        let facts = self
-            .state
-            .facts
-            .iter()
-            .filter_map(|f| {
-                self.binders_to_indices(&self.state.zonk_nat(f), &size_binders, 0)
-                    .ok()
-            })
-            .collect();
+        let mut facts: Vec<Nat> = Vec::new();
+        for f in &self.state.facts {
+            if let Ok(f) = self.binders_to_indices(&self.state.zonk_nat(f), &size_binders, 0) {
+                // The same fact stated by several annotations is one fact, and a constant
+                // (true, or reported by `check_facts`) is none.
+                if f.as_constant().is_none() && !facts.contains(&f) {
+                    facts.push(f);
+                }
+            }
+        }
         let size_params = size_binders
             .iter()
             .map(|b| self.binder_names[b].clone())
@@ -317,7 +319,7 @@ impl<'m> Elaborator<'m> {
         }
         if !self.inline_helpers {
             if let Some(s) = self.schemes.get(&index) {
-                let ty = s.instantiate(&mut self.state);
+                let ty = s.instantiate(&mut self.state, use_span);
                 return Ok(ETerm {
                     kind: ETermKind::Helper(index),
                     ty,

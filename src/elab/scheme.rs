@@ -12,6 +12,7 @@
 
 use super::unify::{InferState, Obligation};
 use crate::nat::{self, Nat, NatAtom};
+use crate::syntax::ast::Span;
 use crate::types::{self, Type};
 use std::collections::HashMap;
 
@@ -85,9 +86,9 @@ impl Scheme {
         })
     }
 
-    /// A use of the helper: its type with fresh size variables for its size parameters; its
-    /// facts and obligations, instantiated alike, join `state`'s.
-    pub(super) fn instantiate(&self, state: &mut InferState) -> Type {
+    /// A use of the helper at `at`: its type with fresh size variables for its size
+    /// parameters; its facts and obligations, instantiated alike, join `state`'s.
+    pub(super) fn instantiate(&self, state: &mut InferState, at: Span) -> Type {
         let fresh: HashMap<u32, Nat> = self
             .binders
             .iter()
@@ -100,7 +101,7 @@ impl Scheme {
             })
         };
         for fact in &self.facts {
-            state.facts.push(subst(fact));
+            state.add_fact(subst(fact), at);
         }
         for ob in &self.obligations {
             state.obligations.push(Obligation {

@@ -115,7 +115,9 @@ impl Elaborator<'_> {
         })
     }
 
-    /// Applies a size operator; `record_fact` makes `x / y` a divisibility fact.
+    /// Applies a size operator; `record_fact` makes `x / y` a divisibility fact. A difference
+    /// that may be negative becomes a fact too (that it is a natural number); sizes that cannot
+    /// be natural numbers at all (`(2*n+1)/2`, `n - n - 1`) are errors.
     pub(super) fn nat_binary(
         &mut self,
         op: BinOp,
@@ -133,12 +135,34 @@ impl Elaborator<'_> {
         }
         Ok(match op {
             BinOp::Add => nat::add(x, y),
-            BinOp::Sub => nat::sub(x, y),
+            BinOp::Sub => {
+                // A difference may be negative: never for any size is an error, for some sizes
+                // a fact the program relies on (`n - 5` is a natural number: n ≥ 5).
+                let d = nat::sub(x, y);
+                if !nat::can_be_nonnegative(&d) {
+                    return Err(Diagnostic::error(
+                        "this size is always negative",
+                        span,
+                        format!("`{}` is below 0 for every size", self.show_nat(&d)),
+                    ));
+                }
+                if !nat::is_nonnegative(&d) {
+                    self.state.add_fact(d.clone(), span);
+                }
+                d
+            }
             BinOp::Mul => nat::mul(x, y),
             BinOp::Div => {
                 let q = nat::div(x, y);
+                if !nat::can_be_whole(&q) {
+                    return Err(Diagnostic::error(
+                        "this size is never a whole number",
+                        span,
+                        format!("no sizes make `{}` a whole number", self.show_nat(&q)),
+                    ));
+                }
                 if record_fact && !q.terms().iter().all(|(_, c)| c.is_integer()) {
-                    self.state.facts.push(q.clone());
+                    self.state.add_fact(q.clone(), span);
                 }
                 q
             }

@@ -42,8 +42,10 @@ pub struct InferState {
     postponed: Vec<(Nat, Nat, u32, Span)>,
     /// Integrality requirements, checked at the end.
     pub obligations: Vec<Obligation>,
-    /// Sizes known to be natural numbers (from `N / d` in annotations).
+    /// Sizes known to be natural numbers (from `N / d` and `N - M` in annotations).
     pub facts: Vec<Nat>,
+    /// Where each fact was stated (parallel to `facts`; see [`InferState::add_fact`]).
+    pub fact_spans: Vec<Span>,
     /// Unsuffixed float literals: their type variable and position, defaulted to `f32`.
     pub float_literals: Vec<(u32, Span)>,
 }
@@ -271,6 +273,36 @@ impl InferState {
     /// where they arose.
     pub fn postponed(&self) -> &[(Nat, Nat, u32, Span)] {
         &self.postponed
+    }
+
+    /// Records that `n`, stated at `span`, is a natural number.
+    pub fn add_fact(&mut self, n: Nat, span: Span) {
+        self.facts.push(n);
+        self.fact_spans.push(span);
+    }
+
+    /// Facts that turned out false once sizes were inferred: a helper stating `(n-5).f32` used
+    /// at `n = 3`, or `(n/2).2.f32` at `n = 7`.
+    pub fn check_facts(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for (i, fact) in self.facts.iter().enumerate() {
+            let n = self.zonk_nat(fact);
+            let Some(c) = n.as_constant() else { continue };
+            let span = self.fact_spans.get(i).copied().unwrap_or_default();
+            let problem = if !c.is_integer() {
+                format!("this size is {c} here, not a whole number")
+            } else if c.numer() < 0 {
+                format!("this size is {c} here, below 0")
+            } else {
+                continue;
+            };
+            out.push(Diagnostic::error(
+                "a size is not a natural number",
+                span,
+                problem,
+            ));
+        }
+        out
     }
 
     /// Checks every integrality obligation against the facts; one diagnostic per distinct

@@ -180,6 +180,7 @@ fn eval_node_unguarded(node: &Node, env: &Env) -> Result<Value, EvalError> {
             Ok(fun(FunKind::Prim(pf)))
         }
         Node::App(f, a) => {
+            super::memory::check(0)?;
             let f = eval_node(f, env)?;
             let a = eval_node(a, env)?;
             apply(&f, a)
@@ -190,6 +191,7 @@ fn eval_node_unguarded(node: &Node, env: &Env) -> Result<Value, EvalError> {
             apply_nat(&f, n)
         }
         Node::Call(c) => {
+            super::memory::check(0)?;
             let mut nats = [0u64; 2];
             for (slot, n) in nats.iter_mut().zip(&c.nats) {
                 *slot = env.eval_nat(n)?;

@@ -14,6 +14,8 @@
 //! [`random`] generates data values of a type and sizes for a program, for property testing.
 
 mod eval;
+pub mod json;
+pub mod memory;
 mod prims;
 pub mod random;
 mod value;
@@ -101,6 +103,13 @@ pub enum EvalError {
         /// The requested length.
         len: u64,
     },
+    /// The values built exceed the memory budget ([`memory::with_limit`]).
+    OutOfMemory {
+        /// The budget, in bytes.
+        limit: u64,
+        /// The memory the evaluation would have used, in bytes.
+        needed: u64,
+    },
     /// A type has no values to generate (`idx[0]`) or is not a data type.
     NoValue {
         /// The type, in surface syntax.
@@ -138,6 +147,13 @@ impl fmt::Display for EvalError {
             EvalError::TooLarge { prim, len } => write!(
                 f,
                 "{prim}: an array of {len} elements is larger than the interpreter allows ({MAX_ELEMENTS})"
+            ),
+            EvalError::OutOfMemory { limit, needed } => write!(
+                f,
+                "the values built need more memory than the interpreter's budget of {} \
+                 (at least {})",
+                crate::units::format_bytes(*limit),
+                crate::units::format_bytes(*needed)
             ),
             EvalError::NoValue { ty } => write!(f, "cannot generate a value of type {ty}"),
         }

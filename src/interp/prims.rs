@@ -76,10 +76,12 @@ fn check_len(prim: Primitive, len: u64) -> Result<usize, EvalError> {
             len,
         });
     }
+    super::memory::check(len)?;
     Ok(len as usize)
 }
 
 fn arr(v: Vec<Value>) -> Value {
+    super::memory::account(v.len());
     Value::Array(v.into())
 }
 

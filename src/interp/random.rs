@@ -69,7 +69,26 @@ impl Rng {
 /// 1/32 in `[-1, 1)`, integers lie in `-8..=8`, `idx[n]` values in `0..n`. Function types,
 /// `idx[0]` and arrays longer than [`MAX_ELEMENTS`] are errors.
 pub fn random_value(ty: &Type, nat_env: &[u64], rng: &mut Rng) -> Result<Value, EvalError> {
-    gen(ty, &env_lookup(nat_env), rng, &mut 0)
+    let lookup = env_lookup(nat_env);
+    let count = value_count(ty, &lookup)?;
+    if count > MAX_ELEMENTS {
+        return Err(EvalError::TooLarge {
+            prim: "random_value",
+            len: count,
+        });
+    }
+    gen(ty, &lookup, rng, &mut 0)
+}
+
+/// How many scalars (and indices) a value of `ty` holds, saturating at `u64::MAX`.
+fn value_count(ty: &Type, lookup: &dyn Fn(u32) -> Option<u64>) -> Result<u64, EvalError> {
+    Ok(match ty.get() {
+        TypeNode::Array(n, elem) | TypeNode::Vector(n, elem) => {
+            eval_nat_in(n, lookup)?.saturating_mul(value_count(elem, lookup)?.max(1))
+        }
+        TypeNode::Pair(a, b) => value_count(a, lookup)?.saturating_add(value_count(b, lookup)?),
+        _ => 1,
+    })
 }
 
 fn gen(

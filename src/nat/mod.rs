@@ -12,8 +12,10 @@
 //! symbolic exponent) become opaque atoms ([`NatAtom::Op`]). Arithmetic never panics: when a
 //! coefficient would overflow, the operation is also kept as an opaque atom.
 
+mod feasible;
 mod rational;
 
+pub use feasible::{can_be_nonnegative, can_be_whole, is_nonnegative};
 pub use rational::Rational;
 
 use crate::intern::{self, Table};

@@ -58,7 +58,8 @@ impl Assumptions {
         if nat::is_integral_given(n, &known) {
             return true;
         }
-        if self.allow_new {
+        // Never assume what no sizes satisfy (`n + 1/2` whole): the match does not apply.
+        if self.allow_new && nat::can_be_whole(n) && nat::can_be_nonnegative(n) {
             self.assumed.push(n.clone());
             return true;
         }

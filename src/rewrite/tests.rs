@@ -123,3 +123,25 @@ fn nat_beta_substitutes_sizes_in_types() {
     assert_eq!(changed, 1);
     assert!(contains(&mut eg, root, &goal));
 }
+
+#[test]
+fn unsatisfiable_divisibility_is_never_assumed() {
+    use super::Assumptions;
+    use crate::nat;
+    let mut a = Assumptions {
+        facts: Vec::new(),
+        allow_new: true,
+        assumed: Vec::new(),
+    };
+    let n = nat::index(0);
+    // (2n + 1)/2 = n + 1/2 is whole for no n: the match must be skipped, not assumed.
+    let half = nat::div(
+        &nat::add(&nat::mul(&nat::lit(2), &n), &nat::lit(1)),
+        &nat::lit(2),
+    );
+    assert!(!a.admit(&half));
+    assert!(a.assumed.is_empty());
+    // n/2 may be whole: assumed and reported.
+    assert!(a.admit(&nat::div(&n, &nat::lit(2))));
+    assert_eq!(a.assumed.len(), 1);
+}
