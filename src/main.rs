@@ -15,9 +15,10 @@ use std::time::Duration;
 const AFTER_HELP: &str = "\
 The main job, `risec PROGRAM.rise --sketch FILE.sk`, finds a program equivalent to PROGRAM of \
 the shape the sketch describes (sketch-guided equality saturation) and prints it as low-level \
-Rise; C output (`--emit c`) is being built. The commands type-check programs (check, print), \
-run them in the reference interpreter (eval) and search for equivalent programs (rules, costs, \
-prove).
+Rise, or as C with OpenMP and vectors (`-o OUT.c` or `--emit c`, with a header). The commands \
+type-check programs (check, print), run them in the reference interpreter (eval), search for \
+equivalent programs (rules, costs, prove), compile low-level programs to C (emit-c) and measure \
+matmul kernels against hand-written C and OpenBLAS (bench).
 
 The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
 Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";
