@@ -17,6 +17,7 @@
 
 pub mod ast;
 pub mod cost;
+mod expand;
 pub mod extract;
 pub mod lexer;
 pub mod parser;

@@ -6,21 +6,16 @@
 //! rule sets. Every problem is reported once, with file:line:col and the source line underlined;
 //! unknown names get a "did you mean".
 
-use super::ast::{
-    Field, Item, LimitValue, Name, RuleRef, RuleSetExpr, SizeOp, SkExpr, SkKind, TyExpr, TyKind,
-};
+use super::ast::{Field, Item, LimitValue, Name, RuleRef, RuleSetExpr, SkExpr};
 use super::cost::{CostModel, COST_MODELS};
 use super::parser::parse_file;
-use super::{SizeSketch, Sketch, TypeSketch};
+use super::{SizeSketch, Sketch};
 use crate::core::TypedProgram;
 use crate::diagnostics::{Diagnostic, SourceFile};
-use crate::nat::{self, Nat};
-use crate::primitive::Primitive;
 use crate::rewrite::Rule;
 use crate::rules;
 use crate::runner::Limits;
 use crate::syntax::ast::Span;
-use crate::types::ScalarType;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -47,9 +42,6 @@ pub struct SketchError {
     /// The messages, rendered with file:line:col and underlined source lines.
     pub rendered: String,
 }
-
-/// How deep definitions may expand into each other (a guard against recursive definitions).
-const MAX_EXPANSION: usize = 64;
 
 /// Loads the sketch file at `path` with its imports and resolves its steps against `program`
 /// (whose size parameters sketches may name).
@@ -104,21 +96,21 @@ pub fn load_source(
 
 /// A definition's argument: an unevaluated sketch expression with the scope it was written in.
 #[derive(Clone)]
-struct Arg {
-    expr: SkExpr,
-    env: Rc<Env>,
-    file: usize,
+pub(super) struct Arg {
+    pub(super) expr: SkExpr,
+    pub(super) env: Rc<Env>,
+    pub(super) file: usize,
 }
 
 /// The parameters in scope inside a definition's body.
 #[derive(Default)]
-struct Env {
-    bindings: Vec<(String, Arg)>,
-    depth: usize,
+pub(super) struct Env {
+    pub(super) bindings: Vec<(String, Arg)>,
+    pub(super) depth: usize,
 }
 
 impl Env {
-    fn lookup(&self, name: &str) -> Option<&Arg> {
+    pub(super) fn lookup(&self, name: &str) -> Option<&Arg> {
         self.bindings
             .iter()
             .rev()
@@ -127,29 +119,29 @@ impl Env {
     }
 }
 
-struct DefInfo {
-    params: Vec<Name>,
-    body: SkExpr,
-    file: usize,
-    span: Span,
+pub(super) struct DefInfo {
+    pub(super) params: Vec<Name>,
+    pub(super) body: SkExpr,
+    pub(super) file: usize,
+    pub(super) span: Span,
 }
 
-struct Loaded {
+pub(super) struct Loaded {
     items: Vec<Item>,
 }
 
-struct Resolver<'p> {
-    program: &'p TypedProgram,
-    files: Vec<SourceFile>,
-    loaded: Vec<Loaded>,
-    by_path: HashMap<PathBuf, usize>,
-    loading: Vec<PathBuf>,
-    defs: HashMap<String, DefInfo>,
-    rule_sets: HashMap<String, (Vec<RuleRef>, usize, Span)>,
-    user_rules: HashMap<String, (Rule, usize, Span)>,
-    errors: Vec<(usize, Diagnostic)>,
+pub(super) struct Resolver<'p> {
+    pub(super) program: &'p TypedProgram,
+    pub(super) files: Vec<SourceFile>,
+    pub(super) loaded: Vec<Loaded>,
+    pub(super) by_path: HashMap<PathBuf, usize>,
+    pub(super) loading: Vec<PathBuf>,
+    pub(super) defs: HashMap<String, DefInfo>,
+    pub(super) rule_sets: HashMap<String, (Vec<RuleRef>, usize, Span)>,
+    pub(super) user_rules: HashMap<String, (Rule, usize, Span)>,
+    pub(super) errors: Vec<(usize, Diagnostic)>,
     /// Errors about a file that could not be read, reported without a source.
-    plain_errors: Vec<String>,
+    pub(super) plain_errors: Vec<String>,
 }
 
 impl<'p> Resolver<'p> {
@@ -168,7 +160,7 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    fn error(&mut self, file: usize, d: Diagnostic) {
+    pub(super) fn error(&mut self, file: usize, d: Diagnostic) {
         let dup = self
             .errors
             .iter()
@@ -675,372 +667,10 @@ impl<'p> Resolver<'p> {
         self.error(f, d);
         false
     }
-
-    // ------------------------------------------------------------------ sketches
-
-    /// Resolves a sketch expression; `arg` says it is the argument of an application, where a
-    /// size is allowed (`split 32 ?`).
-    fn sketch(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize, arg: bool) -> Option<Sketch> {
-        if env.depth > MAX_EXPANSION {
-            self.error(
-                f,
-                Diagnostic::error(
-                    "definitions expand too deeply here",
-                    e.span,
-                    format!("more than {MAX_EXPANSION} nested expansions"),
-                )
-                .with_note("is a definition recursive? sketch definitions cannot be"),
-            );
-            return None;
-        }
-        match &e.kind {
-            SkKind::Hole => Some(Sketch::Any),
-            SkKind::Name(n) => {
-                if let Some(a) = env.lookup(&n.text).cloned() {
-                    return self.sketch(&a.expr, &a.env, a.file, arg);
-                }
-                if let Some(def) = self.defs.get(&n.text) {
-                    if !def.params.is_empty() {
-                        let params: Vec<&str> =
-                            def.params.iter().map(|p| p.text.as_str()).collect();
-                        let d = Diagnostic::error(
-                            format!("`{}` takes {} argument(s)", n.text, params.len()),
-                            n.span,
-                            format!("call it as `{}({})`", n.text, params.join(", ")),
-                        );
-                        self.error(f, d);
-                        return None;
-                    }
-                    let (body, file) = (def.body.clone(), def.file);
-                    let inner = Rc::new(Env {
-                        bindings: Vec::new(),
-                        depth: env.depth + 1,
-                    });
-                    return self.sketch(&body, &inner, file, arg);
-                }
-                if let Some(p) = Primitive::from_name(&n.text) {
-                    return Some(Sketch::Prim(p));
-                }
-                if self.size_index(&n.text).is_some() {
-                    self.error(f, size_not_sketch(e.span));
-                    return None;
-                }
-                let mut known: Vec<&str> = Primitive::ALL.iter().map(|p| p.name()).collect();
-                known.extend(self.defs.keys().map(String::as_str));
-                known.extend(env.bindings.iter().map(|(n, _)| n.as_str()));
-                let d = unknown(&n.text, n.span, "name", &known);
-                self.error(f, d);
-                None
-            }
-            SkKind::Call(n, args) => {
-                if let Some(p) = Primitive::from_name(&n.text) {
-                    // `map(f)` is `map f`.
-                    let mut s = Sketch::Prim(p);
-                    for a in args {
-                        s = self.apply(s, a, env, f)?;
-                    }
-                    return Some(s);
-                }
-                let Some(def) = self.defs.get(&n.text) else {
-                    let known: Vec<&str> = self.defs.keys().map(String::as_str).collect();
-                    let d = unknown(&n.text, n.span, "definition", &known);
-                    self.error(f, d);
-                    return None;
-                };
-                if def.params.len() != args.len() {
-                    let params: Vec<&str> = def.params.iter().map(|p| p.text.as_str()).collect();
-                    let d = Diagnostic::error(
-                        format!(
-                            "`{}` takes {} argument(s), {} given",
-                            n.text,
-                            params.len(),
-                            args.len()
-                        ),
-                        e.span,
-                        format!("expected `{}({})`", n.text, params.join(", ")),
-                    );
-                    self.error(f, d);
-                    return None;
-                }
-                let bindings = def
-                    .params
-                    .iter()
-                    .zip(args)
-                    .map(|(p, a)| {
-                        (
-                            p.text.clone(),
-                            Arg {
-                                expr: a.clone(),
-                                env: env.clone(),
-                                file: f,
-                            },
-                        )
-                    })
-                    .collect();
-                let (body, file) = (def.body.clone(), def.file);
-                let inner = Rc::new(Env {
-                    bindings,
-                    depth: env.depth + 1,
-                });
-                self.sketch(&body, &inner, file, arg)
-            }
-            SkKind::App(g, a) => {
-                let g = self.sketch(g, env, f, false)?;
-                self.apply(g, a, env, f)
-            }
-            SkKind::Lambda(b) => Some(Sketch::Lambda(Box::new(self.sketch(b, env, f, false)?))),
-            SkKind::Contains(b) => Some(Sketch::Contains(Box::new(self.sketch(b, env, f, false)?))),
-            SkKind::Or(a, b) => {
-                let a = self.sketch(a, env, f, arg);
-                let b = self.sketch(b, env, f, arg);
-                Some(Sketch::Or(Box::new(a?), Box::new(b?)))
-            }
-            SkKind::Annot(s, t) => {
-                let s = self.sketch(s, env, f, arg);
-                let t = self.type_sketch(t, env, f);
-                Some(Sketch::Typed(Box::new(s?), t?))
-            }
-            SkKind::Num(_) | SkKind::Size(..) => {
-                self.error(f, size_not_sketch(e.span));
-                None
-            }
-        }
-    }
-
-    /// `g a`: an application, or an application to a size when `a` denotes one.
-    fn apply(&mut self, g: Sketch, a: &SkExpr, env: &Rc<Env>, f: usize) -> Option<Sketch> {
-        if self.denotes_size(a, env) {
-            return match self.size(a, env, f)? {
-                SizeSketch::Is(n) => Some(Sketch::NatApp(Box::new(g), n)),
-                SizeSketch::Any => Some(Sketch::App(Box::new(g), Box::new(Sketch::Any))),
-            };
-        }
-        let a = self.sketch(a, env, f, true)?;
-        Some(Sketch::App(Box::new(g), Box::new(a)))
-    }
-
-    /// Whether `e` is a size rather than a sketch (a number, size arithmetic, a size name, or a
-    /// parameter bound to one).
-    fn denotes_size(&self, e: &SkExpr, env: &Rc<Env>) -> bool {
-        match &e.kind {
-            SkKind::Num(_) | SkKind::Size(..) => true,
-            SkKind::Name(n) => match env.lookup(&n.text) {
-                Some(a) => self.denotes_size(&a.expr, &a.env),
-                None => {
-                    !self.defs.contains_key(&n.text)
-                        && Primitive::from_name(&n.text).is_none()
-                        && self.size_index(&n.text).is_some()
-                }
-            },
-            _ => false,
-        }
-    }
-
-    /// The nat index of a size parameter of the program (index 0 = the last one).
-    fn size_index(&self, name: &str) -> Option<u32> {
-        let params = &self.program.size_params;
-        params
-            .iter()
-            .position(|p| p == name)
-            .map(|i| (params.len() - 1 - i) as u32)
-    }
-
-    /// Resolves a size written as a sketch expression (a definition's size argument).
-    fn size(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize) -> Option<SizeSketch> {
-        match &e.kind {
-            SkKind::Hole => Some(SizeSketch::Any),
-            SkKind::Num(n) => Some(SizeSketch::Is(nat::lit(*n))),
-            SkKind::Name(n) => {
-                if let Some(a) = env.lookup(&n.text).cloned() {
-                    return self.size(&a.expr, &a.env, a.file);
-                }
-                match self.size_index(&n.text) {
-                    Some(i) => Some(SizeSketch::Is(nat::index(i))),
-                    None => {
-                        let d = self.unknown_size(&n.text, n.span);
-                        self.error(f, d);
-                        None
-                    }
-                }
-            }
-            SkKind::Size(op, a, b) => {
-                let a = self.size(a, env, f);
-                let b = self.size(b, env, f);
-                combine(*op, a?, b?, e.span)
-                    .map_err(|d| self.error(f, d))
-                    .ok()
-            }
-            _ => {
-                self.error(
-                    f,
-                    Diagnostic::error("expected a size", e.span, "a sketch is not a size"),
-                );
-                None
-            }
-        }
-    }
-
-    fn unknown_size(&self, name: &str, span: Span) -> Diagnostic {
-        let known: Vec<&str> = self
-            .program
-            .size_params
-            .iter()
-            .map(String::as_str)
-            .collect();
-        unknown(name, span, "size", &known).with_note(format!(
-            "sizes are the entry point's size parameters: {}",
-            if known.is_empty() {
-                "(it has none)".to_string()
-            } else {
-                known.join(", ")
-            }
-        ))
-    }
-
-    fn type_sketch(&mut self, t: &TyExpr, env: &Rc<Env>, f: usize) -> Option<TypeSketch> {
-        match &t.kind {
-            TyKind::Hole => Some(TypeSketch::Any),
-            TyKind::Name(n) => {
-                if let Some(a) = env.lookup(&n.text).cloned() {
-                    return match &a.expr.kind {
-                        SkKind::Hole => Some(TypeSketch::Any),
-                        SkKind::Name(m) if ScalarType::from_name(&m.text).is_some() => {
-                            ScalarType::from_name(&m.text).map(TypeSketch::Scalar)
-                        }
-                        _ => {
-                            self.error(
-                                f,
-                                Diagnostic::error(
-                                    format!("parameter `{}` is used as a type", n.text),
-                                    n.span,
-                                    "pass `?` or a scalar type such as `f32` for it",
-                                ),
-                            );
-                            None
-                        }
-                    };
-                }
-                if let Some(s) = ScalarType::from_name(&n.text) {
-                    return Some(TypeSketch::Scalar(s));
-                }
-                let msg = if self.size_index(&n.text).is_some() {
-                    Diagnostic::error(
-                        format!("`{}` is a size, not a type", n.text),
-                        n.span,
-                        "expected a type, e.g. `n.f32` or `?`",
-                    )
-                } else {
-                    unknown(
-                        &n.text,
-                        n.span,
-                        "type",
-                        &["f32", "f64", "i32", "i64", "bool"],
-                    )
-                };
-                self.error(f, msg);
-                None
-            }
-            TyKind::Num(_) | TyKind::Size(..) => {
-                self.error(
-                    f,
-                    Diagnostic::error(
-                        "a size where a type is expected",
-                        t.span,
-                        "expected a type; an array type is written `N.t`",
-                    ),
-                );
-                None
-            }
-            TyKind::Fun(a, b) => {
-                let a = self.type_sketch(a, env, f);
-                let b = self.type_sketch(b, env, f);
-                Some(TypeSketch::Fun(Box::new(a?), Box::new(b?)))
-            }
-            TyKind::Array(n, e) => {
-                let n = self.type_size(n, env, f);
-                let e = self.type_sketch(e, env, f);
-                Some(TypeSketch::Array(n?, Box::new(e?)))
-            }
-            TyKind::Vector(n, e) => {
-                let n = self.type_size(n, env, f);
-                let e = self.type_sketch(e, env, f);
-                Some(TypeSketch::Vector(n?, Box::new(e?)))
-            }
-            TyKind::Pair(a, b) => {
-                let a = self.type_sketch(a, env, f);
-                let b = self.type_sketch(b, env, f);
-                Some(TypeSketch::Pair(Box::new(a?), Box::new(b?)))
-            }
-            TyKind::Idx(n) => Some(TypeSketch::Idx(self.type_size(n, env, f)?)),
-        }
-    }
-
-    fn type_size(&mut self, t: &TyExpr, env: &Rc<Env>, f: usize) -> Option<SizeSketch> {
-        match &t.kind {
-            TyKind::Hole => Some(SizeSketch::Any),
-            TyKind::Num(n) => Some(SizeSketch::Is(nat::lit(*n))),
-            TyKind::Name(n) => {
-                if let Some(a) = env.lookup(&n.text).cloned() {
-                    return self.size(&a.expr, &a.env, a.file);
-                }
-                match self.size_index(&n.text) {
-                    Some(i) => Some(SizeSketch::Is(nat::index(i))),
-                    None => {
-                        let d = self.unknown_size(&n.text, n.span);
-                        self.error(f, d);
-                        None
-                    }
-                }
-            }
-            TyKind::Size(op, a, b) => {
-                let a = self.type_size(a, env, f);
-                let b = self.type_size(b, env, f);
-                combine(*op, a?, b?, t.span)
-                    .map_err(|d| self.error(f, d))
-                    .ok()
-            }
-            _ => {
-                self.error(
-                    f,
-                    Diagnostic::error("expected a size", t.span, "a type is not a size here"),
-                );
-                None
-            }
-        }
-    }
-}
-
-fn combine(op: SizeOp, a: SizeSketch, b: SizeSketch, span: Span) -> Result<SizeSketch, Diagnostic> {
-    let (SizeSketch::Is(a), SizeSketch::Is(b)) = (a, b) else {
-        return Err(Diagnostic::error(
-            "`?` cannot take part in size arithmetic",
-            span,
-            "write `?` for the whole size",
-        ));
-    };
-    if matches!(op, SizeOp::Div | SizeOp::Rem) && b.is_zero() {
-        return Err(Diagnostic::error("division by zero", span, "in this size"));
-    }
-    let n: Nat = match op {
-        SizeOp::Add => nat::add(&a, &b),
-        SizeOp::Sub => nat::sub(&a, &b),
-        SizeOp::Mul => nat::mul(&a, &b),
-        SizeOp::Div => nat::div(&a, &b),
-        SizeOp::Rem => nat::rem(&a, &b),
-    };
-    Ok(SizeSketch::Is(n))
-}
-
-fn size_not_sketch(span: Span) -> Diagnostic {
-    Diagnostic::error(
-        "a size where a sketch is expected",
-        span,
-        "sizes are arguments (`split 32 ?`) or parts of types (`? : m.?`)",
-    )
 }
 
 /// "unknown KIND `name`", with a "did you mean" when a known name is close.
-fn unknown(name: &str, span: Span, kind: &str, known: &[&str]) -> Diagnostic {
+pub(super) fn unknown(name: &str, span: Span, kind: &str, known: &[&str]) -> Diagnostic {
     let d = Diagnostic::error(
         format!("unknown {kind} `{name}`"),
         span,
