@@ -55,6 +55,30 @@ pub fn openblas_available() -> bool {
     .any(|p| Path::new(p).exists())
 }
 
+/// The OpenBLAS kernel family to force when OpenBLAS's runtime detection is not told
+/// (`OPENBLAS_CORETYPE` unset): on virtual machines whose CPU model is generic it falls back to
+/// its slowest kernels ("Prescott"). Chosen from the CPU flags: `SkylakeX` with AVX-512,
+/// `Haswell` with AVX2 and FMA.
+pub fn openblas_coretype() -> Option<&'static str> {
+    if std::env::var_os("OPENBLAS_CORETYPE").is_some() {
+        return None;
+    }
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let flags: Vec<&str> = info
+        .lines()
+        .find(|l| l.starts_with("flags"))?
+        .split_whitespace()
+        .collect();
+    let has = |f: &str| flags.contains(&f);
+    if has("avx512f") && has("avx512bw") && has("avx512vl") {
+        Some("SkylakeX")
+    } else if has("avx2") && has("fma") {
+        Some("Haswell")
+    } else {
+        None
+    }
+}
+
 /// The driver's `main`, calling `kernels` (declared here, defined in other files).
 pub fn driver_source(kernels: &[Kernel], openblas: bool) -> String {
     let mut s = String::new();

@@ -234,6 +234,16 @@ pub fn run(
             "OpenBLAS is not installed (apt-get install libopenblas-dev): its column is left out",
         );
     }
+    let coretype = if openblas {
+        harness::openblas_coretype()
+    } else {
+        None
+    };
+    if let Some(core) = coretype {
+        progress(&format!(
+            "OpenBLAS: using its {core} kernels (OPENBLAS_CORETYPE={core}; set OPENBLAS_CORETYPE to choose others)"
+        ));
+    }
     let [m, n, k] = options.sizes;
     let mut rows = Vec::new();
     for &t in &options.threads {
@@ -241,7 +251,11 @@ pub fn run(
             "running {m}x{n}x{k} with {t} thread(s), {} rounds (verifying against the naive C baseline first)...",
             options.rounds
         ));
-        let out = std::process::Command::new(&exe)
+        let mut cmd = std::process::Command::new(&exe);
+        if let Some(core) = coretype {
+            cmd.env("OPENBLAS_CORETYPE", core);
+        }
+        let out = cmd
             .args([
                 "bench".to_string(),
                 m.to_string(),

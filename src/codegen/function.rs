@@ -130,6 +130,7 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
     reserved.push("out".into());
 
     let mut low = Lowering::new(bindings.clone(), &reserved);
+    low.facts = program.facts.clone();
     // Parameters as values.
     let mut env: Vec<Val<'_>> = Vec::new();
     let mut c_params: Vec<String> = Vec::new();

@@ -149,3 +149,19 @@ fn compiled_in_sizes_violating_a_fact_are_an_error() {
     );
     assert!(c.source.contains("< 2;"), "{}", c.source);
 }
+
+#[test]
+fn a_fractional_size_without_its_fact_is_an_error() {
+    let mut p = crate::driver::compile_source(
+        &SourceFile::new("t.rise", "def f {m : nat} (x : ((m/32)*32).f32) : m.f32 = x |> split 32 |> mapSeq (mapSeq (fun v => v)) |> join"),
+        None,
+    )
+    .unwrap();
+    p.facts.clear();
+    let e = emit_c(&p, &CodegenOptions::new("t.h")).unwrap_err();
+    assert!(
+        e.message
+            .contains("the size `m/32` is not known to be a whole number"),
+        "{e}"
+    );
+}

@@ -54,6 +54,9 @@ pub struct HeapTemp {
 pub struct Lowering {
     /// Size parameters, outermost first (nat index 0 is the last).
     pub sizes: Vec<SizeBinding>,
+    /// The program's divisibility facts: a size with a fractional coefficient (`m/32`) is
+    /// compiled only when they prove it whole (the C division would silently truncate).
+    pub facts: Vec<Nat>,
     blocks: Vec<Vec<Stmt>>,
     names: HashSet<String>,
     /// Temporaries to allocate at function entry.
@@ -75,6 +78,7 @@ impl Lowering {
     pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Lowering {
         Lowering {
             sizes,
+            facts: Vec::new(),
             blocks: vec![Vec::new()],
             names: reserved.iter().cloned().collect(),
             heap_temps: Vec::new(),
@@ -135,6 +139,28 @@ impl Lowering {
         let mut denominators: i128 = 1;
         for (_, c) in n.terms() {
             denominators = lcm(denominators, c.denom());
+        }
+        let symbolic = self
+            .sizes
+            .iter()
+            .any(|s| matches!(s, SizeBinding::Named(_)));
+        if denominators != 1 && symbolic && !crate::nat::is_integral_given(n, &self.facts) {
+            let shown = crate::nat::to_source(n, false, &|a| match a {
+                NatAtom::Index(i) => self
+                    .sizes
+                    .len()
+                    .checked_sub(*i as usize + 1)
+                    .and_then(|p| self.sizes.get(p))
+                    .map(|b| match b {
+                        SizeBinding::Named(name) => name.clone(),
+                        SizeBinding::Value(v) => v.to_string(),
+                    })
+                    .unwrap_or_else(|| format!("#{i}")),
+                other => crate::nat::default_atom_name(other),
+            });
+            return err(format!(
+                "the size `{shown}` is not known to be a whole number: the program must state the divisibility fact it relies on (in a type, as in `((m/32)*32).f32`, or in `TypedProgram::facts`)"
+            ));
         }
         let mut total = Ix::constant(0);
         for (m, c) in n.terms() {
