@@ -1,6 +1,7 @@
-//! `codegen/generated/` holds the C generated from `examples/lowlevel/*.rise` (the kernels of
-//! `cargo bench --bench matmul`). This test fails when they are stale; run it with
-//! `RISEC_REGENERATE=1` to rewrite them.
+//! `codegen/generated/` holds the C that the main job generates for the seven matmul versions
+//! (`risec examples/matmul.rise --sketch sketches/matmul/X.sk`; the naive kernel is the baseline
+//! sketch's), the kernels of `cargo bench --bench matmul`. This test fails when they are stale;
+//! run it with `RISEC_REGENERATE=1` to rewrite them.
 
 use risec::bench::kernel_function;
 use risec::codegen::{emit_c, CodegenOptions};
@@ -22,8 +23,13 @@ fn generated_kernels_are_up_to_date() {
     let regenerate = std::env::var_os("RISEC_REGENERATE").is_some();
     let mut stale = Vec::new();
     for v in VERSIONS {
-        let src = root.join(format!("examples/lowlevel/{v}.rise"));
-        let program = risec::driver::compile_file(src.to_str().unwrap(), None).unwrap();
+        let sketch = if v == "naive" { "baseline" } else { v };
+        let sketch = root.join(format!("sketches/matmul/{sketch}.sk"));
+        let program = root.join("examples/matmul.rise");
+        let program =
+            risec::bench::cli::sketch_version(program.to_str().unwrap(), sketch.to_str().unwrap())
+                .unwrap()
+                .program;
         let function = kernel_function(v);
         let options = CodegenOptions {
             sizes: None,

@@ -13,11 +13,11 @@
 int rise_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if (((long long)m) % 32 != 0) return 1; /* assumes `m/32` is a whole number */
-    if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
+    if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX) return 3;
     for (int a_blk = 0; a_blk < (m / 32); a_blk++) { // mapSeq
-        for (int b_blk = 0; b_blk < (n / 32); b_blk++) { // mapSeq
+        for (int a_col = 0; a_col < (n / 32); a_col++) { // mapSeq
             float acc[1024] __attribute__((aligned(64)));
             // reduceSeq: initialise the accumulator acc
             for (int g_row = 0; g_row < 32; g_row++) { // copy
@@ -25,18 +25,24 @@ int rise_blocking(int m, int n, int k, float *restrict out, const float *restric
                     acc[g_row * 32 + g_i] = 0.0f;
                 }
             }
-            for (int k_a_i = 0; k_a_i < (k / 4); k_a_i++) { // reduceSeq
-                for (int k_a_i1 = 0; k_a_i1 < 4; k_a_i1++) { // reduceSeq
-                    for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
-                        for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
-                            acc[acc_i * 32 + acc_i1] = acc[acc_i * 32 + acc_i1] + (a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + k_a_i1] * b[k_a_i * n * 4 + k_a_i1 * n + b_blk * 32 + acc_i1]);
+            for (int k_a_col = 0; k_a_col < (k / 4); k_a_col++) { // reduceSeq
+                // reduceSeq: initialise the accumulator acc
+                for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
+                    for (int acc_i = 0; acc_i < 32; acc_i++) { // copy
+                        acc[acc_row * 32 + acc_i] = acc[acc_row * 32 + acc_i];
+                    }
+                }
+                for (int k_acc_col = 0; k_acc_col < 4; k_acc_col++) { // reduceSeq
+                    for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
+                        for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // mapSeq
+                            acc[acc_i1 * 32 + acc_i2] = acc[acc_i1 * 32 + acc_i2] + (a[a_blk * k * 32 + acc_i1 * k + k_a_col * 4 + k_acc_col] * b[k_a_col * n * 4 + k_acc_col * n + a_col * 32 + acc_i2]);
                         }
                     }
                 }
             }
-            for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
-                for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // copy
-                    out[a_blk * n * 32 + acc_row * n + b_blk * 32 + acc_i2] = acc[acc_row * 32 + acc_i2];
+            for (int acc_row1 = 0; acc_row1 < 32; acc_row1++) { // copy
+                for (int acc_i3 = 0; acc_i3 < 32; acc_i3++) { // copy
+                    out[a_blk * n * 32 + acc_row1 * n + a_col * 32 + acc_i3] = acc[acc_row1 * 32 + acc_i3];
                 }
             }
         }

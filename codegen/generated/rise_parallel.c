@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef float f32x8 __attribute__((vector_size(32)));
-static inline f32x8 f32x8_load(const float *p) { f32x8 v; memcpy(&v, p, sizeof v); return v; }
-static inline f32x8 f32x8_load_aligned(const float *p) { return *(const f32x8 *)__builtin_assume_aligned(p, 32); }
-static inline void f32x8_store(float *p, f32x8 v) { memcpy(p, &v, sizeof v); }
-static inline void f32x8_store_aligned(float *p, f32x8 v) { *(f32x8 *)__builtin_assume_aligned(p, 32) = v; }
+typedef float f32x32 __attribute__((vector_size(128)));
+static inline f32x32 f32x32_load(const float *p) { f32x32 v; memcpy(&v, p, sizeof v); return v; }
+static inline f32x32 f32x32_load_aligned(const float *p) { return *(const f32x32 *)__builtin_assume_aligned(p, 128); }
+/* stores are macros: passing a wide vector by value makes gcc print an ABI note */
+#define f32x32_store(p, ...) do { f32x32 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
+#define f32x32_store_aligned(p, ...) (*(f32x32 *)__builtin_assume_aligned((p), 128) = (__VA_ARGS__))
 
 /* `matmul` compiled by risec from Rise.
  * Returns 0 on success; 1 when a size is not positive or violates a divisibility
@@ -19,8 +20,8 @@ static inline void f32x8_store_aligned(float *p, f32x8 v) { *(f32x8 *)__builtin_
 int rise_parallel(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if (((long long)m) % 32 != 0) return 1; /* assumes `m/32` is a whole number */
-    if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
+    if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 32) * 32 > INT_MAX) return 3;
     float *mem = aligned_alloc(64, (((size_t)(k * (n / 32) * 32) * sizeof(float) + 63) / 64) * 64);
     if (!mem) { free(mem); return 2; }
@@ -35,46 +36,41 @@ int rise_parallel(int m, int n, int k, float *restrict out, const float *restric
     }
     #pragma omp parallel for
     for (int a_blk = 0; a_blk < (m / 32); a_blk++) { // mapPar
-        for (int mem_row = 0; mem_row < (n / 32); mem_row++) { // mapSeq
+        for (int a_col = 0; a_col < (n / 32); a_col++) { // mapSeq
             float acc[1024] __attribute__((aligned(64)));
-            // reduceSeq: materialised into acc because it is read
             // reduceSeq: initialise the accumulator acc
             for (int g_row = 0; g_row < 32; g_row++) { // copy
-                for (int g_vec = 0; g_vec < 4; g_vec++) { // copy
-                    f32x8_store_aligned(&acc[g_row * 32 + g_vec * 8], (f32x8){0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+                for (int g_i = 0; g_i < 32; g_i++) { // copy
+                    acc[g_row * 32 + g_i] = 0.0f;
                 }
             }
-            for (int k_a_i = 0; k_a_i < (k / 4); k_a_i++) { // reduceSeq
+            for (int k_a_col = 0; k_a_col < (k / 4); k_a_col++) { // reduceSeq
                 for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
                     { // reduceSeqUnroll: iteration 0
-                        for (int acc_i1 = 0; acc_i1 < 4; acc_i1++) { // mapSeq
-                            float s = a[a_blk * k * 32 + acc_i * k + k_a_i * 4];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i1 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i1 * 8]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i1 * 8])));
+                        for (int acc_i1 = 0; acc_i1 < 1; acc_i1++) { // mapSeq
+                            f32x32_store(&acc[acc_i * 32 + acc_i1 * 32], f32x32_load(&acc[acc_i * 32 + acc_i1 * 32]) + ((f32x32){a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4], a[a_blk * k * 32 + acc_i * k + k_a_col * 4]} * f32x32_load(&mem[a_col * k * 32 + k_a_col * 128 + acc_i1 * 32])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 1
-                        for (int acc_i2 = 0; acc_i2 < 4; acc_i2++) { // mapSeq
-                            float s1 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 1];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i2 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i2 * 8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i2 * 8 + 32])));
+                        for (int acc_i2 = 0; acc_i2 < 1; acc_i2++) { // mapSeq
+                            f32x32_store(&acc[acc_i * 32 + acc_i2 * 32], f32x32_load(&acc[acc_i * 32 + acc_i2 * 32]) + ((f32x32){a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 1]} * f32x32_load(&mem[a_col * k * 32 + k_a_col * 128 + acc_i2 * 32 + 32])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 2
-                        for (int acc_i3 = 0; acc_i3 < 4; acc_i3++) { // mapSeq
-                            float s2 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 2];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i3 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i3 * 8]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i3 * 8 + 64])));
+                        for (int acc_i3 = 0; acc_i3 < 1; acc_i3++) { // mapSeq
+                            f32x32_store(&acc[acc_i * 32 + acc_i3 * 32], f32x32_load(&acc[acc_i * 32 + acc_i3 * 32]) + ((f32x32){a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 2]} * f32x32_load(&mem[a_col * k * 32 + k_a_col * 128 + acc_i3 * 32 + 64])));
                         }
                     }
                     { // reduceSeqUnroll: iteration 3
-                        for (int acc_i4 = 0; acc_i4 < 4; acc_i4++) { // mapSeq
-                            float s3 = a[a_blk * k * 32 + acc_i * k + k_a_i * 4 + 3];
-                            f32x8_store_aligned(&acc[acc_i * 32 + acc_i4 * 8], f32x8_load_aligned(&acc[acc_i * 32 + acc_i4 * 8]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load_aligned(&mem[mem_row * k * 32 + k_a_i * 128 + acc_i4 * 8 + 96])));
+                        for (int acc_i4 = 0; acc_i4 < 1; acc_i4++) { // mapSeq
+                            f32x32_store(&acc[acc_i * 32 + acc_i4 * 32], f32x32_load(&acc[acc_i * 32 + acc_i4 * 32]) + ((f32x32){a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + 3]} * f32x32_load(&mem[a_col * k * 32 + k_a_col * 128 + acc_i4 * 32 + 96])));
                         }
                     }
                 }
             }
-            for (int acc_row = 0; acc_row < 32; acc_row++) { // mapSeq
-                for (int acc_vec = 0; acc_vec < 4; acc_vec++) { // copy
-                    f32x8_store(&out[a_blk * n * 32 + acc_row * n + mem_row * 32 + acc_vec * 8], f32x8_load_aligned(&acc[acc_row * 32 + acc_vec * 8]));
+            for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
+                for (int acc_i5 = 0; acc_i5 < 32; acc_i5++) { // copy
+                    out[a_blk * n * 32 + acc_row * n + a_col * 32 + acc_i5] = acc[acc_row * 32 + acc_i5];
                 }
             }
         }

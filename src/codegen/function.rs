@@ -397,8 +397,9 @@ fn vector_helpers(v: CType) -> String {
         "typedef {s} {t} __attribute__((vector_size({bytes})));\n\
          static inline {t} {t}_load(const {s} *p) {{ {t} v; memcpy(&v, p, sizeof v); return v; }}\n\
          static inline {t} {t}_load_aligned(const {s} *p) {{ return *(const {t} *)__builtin_assume_aligned(p, {bytes}); }}\n\
-         static inline void {t}_store({s} *p, {t} v) {{ memcpy(p, &v, sizeof v); }}\n\
-         static inline void {t}_store_aligned({s} *p, {t} v) {{ *({t} *)__builtin_assume_aligned(p, {bytes}) = v; }}\n\n"
+         /* stores are macros: passing a wide vector by value makes gcc print an ABI note */\n\
+         #define {t}_store(p, ...) do {{ {t} v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); }} while (0)\n\
+         #define {t}_store_aligned(p, ...) (*({t} *)__builtin_assume_aligned((p), {bytes}) = (__VA_ARGS__))\n\n"
     )
 }
 
