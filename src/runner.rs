@@ -2,9 +2,37 @@
 //! goal is reached, nothing changes, or a limit (time, e-nodes, iterations, memory) stops it.
 //!
 //! Every rule is searched and applied in every iteration (no backoff: a scheduler that bans rules
-//! can hide exactly the rewrite a sketch needs). Limits are checked after each rule's batch of
-//! applications, so the node limit is overshot by at most one rule's batch. Memory is the
-//! process's resident set, polled from `/proc` where available.
+//! can hide exactly the rewrite a sketch needs).
+//!
+//! # Reductions catch up before the next iteration
+//!
+//! Each iteration is one pass of every rule followed by [`Limits::reduction_passes`] passes of
+//! the *reduction* rules alone ([`Rule::is_reduction`]: beta, nat beta, eta).
+//!
+//! Root cause of the exponential growth this fixes (issue 8): rules whose right-hand side wraps
+//! or applies a pattern variable create administrative redexes. `map-fusion` builds
+//! `fun x => f (g x)`, which is a beta redex as soon as `g` (or `f`) is a lambda, and
+//! `map-fission` of `map (fun x => f x)` introduces `map (fun x => x)`, which every later fusion
+//! turns into `(fun y => y) (g x)`. Beta and eta reduce such a redex one iteration after it was
+//! created, but in that same iteration the structural rules already match the new class and
+//! shift or substitute its only representative, the unreduced one (extraction-based shifting
+//! copies the smallest term, and the reduct is not yet in the class). Every iteration thus
+//! wrapped one more redex layer around shifted copies of recently created classes: the
+//! e-graph held ever deeper towers of unreduced copies of the same few programs, each new
+//! class a fresh target for fusion and fission, and it doubled per iteration (chain of 3
+//! mapped functions, four rules: 459,684 e-nodes after 20 iterations; the same algorithm
+//! rebuilt on egg 0.11 outside risec grows identically). With one reduction pass between the
+//! passes of all rules, every class that a structural rule extracts from already holds its
+//! reduct, the towers never form, and growth is linear (318 e-nodes after 20 iterations).
+//!
+//! # Limits hold
+//!
+//! The e-node limit is checked after every single application (the e-graph then stops growing
+//! within one right-hand side of the limit), the time limit between applications and every few
+//! hundred e-classes inside a search (leaving room for the final rebuild, estimated from the
+//! previous one), and the memory limit every [`APPLICATIONS_PER_MEMORY_CHECK`] applications and
+//! between rules. A stopped pass still rebuilds, so the e-graph is always left consistent.
+//! Memory is the process's resident set, polled from `/proc` where available.
 
 use crate::egraph::RiseEGraph;
 use crate::rewrite::{Assumptions, Rule};
@@ -24,6 +52,9 @@ pub struct Limits {
     pub memory: u64,
     /// Matches applied per rule and iteration (the rest wait for the next iteration).
     pub matches_per_rule: usize,
+    /// Passes of the reduction rules alone after each pass of every rule (see the module
+    /// documentation); 0 turns them off.
+    pub reduction_passes: usize,
 }
 
 impl Default for Limits {
@@ -34,6 +65,7 @@ impl Default for Limits {
             iterations: 40,
             memory: 4 << 30,
             matches_per_rule: 1_000_000,
+            reduction_passes: 1,
         }
     }
 }
@@ -138,7 +170,13 @@ pub fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Applications between two polls of the resident memory.
+pub const APPLICATIONS_PER_MEMORY_CHECK: usize = 256;
+
 /// Runs equality saturation on `egraph` with `rules` until `goal` holds or the search stops.
+///
+/// `goal` is called once at the start of every iteration (and once more when a limit or
+/// saturation ends the search), so it may report progress.
 pub fn run(
     egraph: &mut RiseEGraph,
     rules: &[Rule],
@@ -146,8 +184,14 @@ pub fn run(
     assumptions: &mut Assumptions,
     goal: &mut dyn FnMut(&RiseEGraph) -> bool,
 ) -> Report {
-    let start = Instant::now();
+    let mut budget = Budget {
+        start: Instant::now(),
+        limits,
+        last_rebuild: Duration::ZERO,
+    };
     egraph.rebuild();
+    let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
+    let all: Vec<&Rule> = rules.iter().collect();
     let mut iterations = Vec::new();
     let stop = loop {
         if goal(egraph) {
@@ -156,31 +200,19 @@ pub fn run(
         if iterations.len() >= limits.iterations {
             break StopReason::IterationLimit;
         }
+        if let Some(reason) = budget.exceeded(egraph) {
+            break reason;
+        }
         let began = Instant::now();
-        let matches: Vec<_> = rules
-            .iter()
-            .map(|r| r.search(egraph, limits.matches_per_rule))
-            .collect();
-        let mut applied = Vec::new();
-        let mut changed = false;
-        let mut limit_hit = None;
-        for (rule, ms) in rules.iter().zip(&matches) {
-            let mut count = 0;
-            for m in ms {
-                if let Ok(true) = rule.apply(egraph, m, assumptions) {
-                    count += 1;
-                }
-            }
-            if count > 0 {
-                changed = true;
-                applied.push((rule.name.clone(), count));
-            }
-            limit_hit = check_limits(egraph, limits, start);
-            if limit_hit.is_some() {
+        let mut applied: Vec<(String, usize)> = Vec::new();
+        let mut outcome = budget.pass(egraph, &all, assumptions, &mut applied);
+        let changed = outcome.changed;
+        for _ in 0..limits.reduction_passes {
+            if outcome.stopped.is_some() || !outcome.changed || reductions.is_empty() {
                 break;
             }
+            outcome = budget.pass(egraph, &reductions, assumptions, &mut applied);
         }
-        egraph.rebuild();
         iterations.push(IterationStats {
             nodes: egraph.total_number_of_nodes(),
             classes: egraph.number_of_classes(),
@@ -188,7 +220,7 @@ pub fn run(
             time: began.elapsed(),
             memory: resident_memory(),
         });
-        if let Some(reason) = limit_hit {
+        if let Some(reason) = outcome.stopped {
             break if goal(egraph) {
                 StopReason::Goal
             } else {
@@ -206,21 +238,131 @@ pub fn run(
     Report {
         stop,
         iterations,
-        time: start.elapsed(),
+        time: budget.start.elapsed(),
         nodes: egraph.total_number_of_nodes(),
         classes: egraph.number_of_classes(),
         peak_memory: peak_memory(),
     }
 }
 
-fn check_limits(egraph: &RiseEGraph, limits: &Limits, start: Instant) -> Option<StopReason> {
-    if egraph.total_size() > limits.nodes {
-        Some(StopReason::NodeLimit)
-    } else if start.elapsed() > limits.time {
-        Some(StopReason::TimeLimit)
-    } else if resident_memory().is_some_and(|m| m > limits.memory) {
-        Some(StopReason::MemoryLimit)
-    } else {
-        None
+/// What one pass (search every rule of a set, apply every match, rebuild) did.
+struct PassOutcome {
+    /// Whether some application changed the e-graph.
+    changed: bool,
+    /// The limit that interrupted the pass, if one did.
+    stopped: Option<StopReason>,
+}
+
+/// The limits of one search and the clock they are measured on.
+struct Budget<'a> {
+    start: Instant,
+    limits: &'a Limits,
+    /// How long the last rebuild took: a stopped pass must leave time for its own.
+    last_rebuild: Duration,
+}
+
+impl Budget<'_> {
+    /// Whether the time is up, leaving room for a rebuild as long as the last one.
+    fn out_of_time(&self) -> bool {
+        self.start.elapsed() + self.last_rebuild >= self.limits.time
+    }
+
+    fn over_nodes(&self, egraph: &RiseEGraph) -> bool {
+        egraph.total_size() >= self.limits.nodes
+    }
+
+    fn over_memory(&self) -> bool {
+        resident_memory().is_some_and(|m| m >= self.limits.memory)
+    }
+
+    /// The first limit that is reached, if any.
+    fn exceeded(&self, egraph: &RiseEGraph) -> Option<StopReason> {
+        if self.over_nodes(egraph) {
+            Some(StopReason::NodeLimit)
+        } else if self.out_of_time() {
+            Some(StopReason::TimeLimit)
+        } else if self.over_memory() {
+            Some(StopReason::MemoryLimit)
+        } else {
+            None
+        }
+    }
+
+    /// Searches every rule of `rules`, applies the matches, and rebuilds, stopping as soon as a
+    /// limit is reached. Rewrites that changed the e-graph are added to `applied`.
+    fn pass(
+        &mut self,
+        egraph: &mut RiseEGraph,
+        rules: &[&Rule],
+        assumptions: &mut Assumptions,
+        applied: &mut Vec<(String, usize)>,
+    ) -> PassOutcome {
+        let mut stopped = None;
+        let mut all_matches = Vec::with_capacity(rules.len());
+        for rule in rules {
+            let found = rule.search_until(egraph, self.limits.matches_per_rule, &mut || {
+                self.out_of_time()
+            });
+            match found {
+                Some(ms) => all_matches.push(ms),
+                None => {
+                    stopped = Some(StopReason::TimeLimit);
+                    break;
+                }
+            }
+            if self.over_memory() {
+                stopped = Some(StopReason::MemoryLimit);
+                break;
+            }
+        }
+        let mut changed = false;
+        if stopped.is_none() {
+            'rules: for (rule, ms) in rules.iter().zip(&all_matches) {
+                let mut count = 0;
+                for (k, m) in ms.iter().enumerate() {
+                    if let Ok(true) = rule.apply(egraph, m, assumptions) {
+                        count += 1;
+                    }
+                    stopped = if self.over_nodes(egraph) {
+                        Some(StopReason::NodeLimit)
+                    } else if self.out_of_time() {
+                        Some(StopReason::TimeLimit)
+                    } else if k % APPLICATIONS_PER_MEMORY_CHECK == APPLICATIONS_PER_MEMORY_CHECK - 1
+                        && self.over_memory()
+                    {
+                        Some(StopReason::MemoryLimit)
+                    } else {
+                        None
+                    };
+                    if stopped.is_some() {
+                        record(applied, &rule.name, count);
+                        changed |= count > 0;
+                        break 'rules;
+                    }
+                }
+                record(applied, &rule.name, count);
+                changed |= count > 0;
+                if self.over_memory() {
+                    stopped = Some(StopReason::MemoryLimit);
+                    break;
+                }
+            }
+        }
+        drop(all_matches);
+        let rebuilding = Instant::now();
+        egraph.rebuild();
+        self.last_rebuild = rebuilding.elapsed();
+        PassOutcome { changed, stopped }
+    }
+}
+
+/// Adds `count` rewrites of `rule` to the per-rule tally (rules with none are left out).
+fn record(applied: &mut Vec<(String, usize)>, rule: &str, count: usize) {
+    if count == 0 {
+        return;
+    }
+    match applied.iter_mut().find(|(name, _)| name == rule) {
+        Some((_, n)) => *n += count,
+        None => applied.push((rule.to_string(), count)),
     }
 }

@@ -44,6 +44,7 @@ enum Kind {
         condition: Option<Condition>,
         derive: Option<Deriver>,
         typing: Arc<Mutex<TypingCache>>,
+        reduction: bool,
     },
     Beta,
     NatBeta,
@@ -93,6 +94,7 @@ impl Rule {
                 condition: None,
                 derive: None,
                 typing: Arc::default(),
+                reduction: false,
             },
         })
     }
@@ -120,6 +122,24 @@ impl Rule {
             *derive = Some(Arc::new(d));
         }
         self
+    }
+
+    /// Marks the rule as a *reduction* (eta, for instance): a rule that removes administrative
+    /// redexes rather than exploring alternatives. The runner gives reductions extra passes so
+    /// that they catch up with the redexes the other rules create (see [`crate::runner`]).
+    pub fn reduction(mut self) -> Rule {
+        if let Kind::Template { reduction, .. } = &mut self.kind {
+            *reduction = true;
+        }
+        self
+    }
+
+    /// Whether the rule is a reduction: beta, nat beta, or a rule marked with [`Rule::reduction`].
+    pub fn is_reduction(&self) -> bool {
+        match &self.kind {
+            Kind::Template { reduction, .. } => *reduction,
+            Kind::Beta | Kind::NatBeta => true,
+        }
     }
 
     /// `(fun x => b) a  ~>  b[x := a]`, by extraction.
@@ -177,16 +197,30 @@ impl Rule {
 
     /// Finds up to `limit` matches.
     pub fn search(&self, egraph: &RiseEGraph, limit: usize) -> Vec<Match> {
+        self.search_until(egraph, limit, &mut || false)
+            .expect("a search that is never interrupted completes")
+    }
+
+    /// Finds up to `limit` matches, calling `interrupt` every few hundred e-classes and giving up
+    /// (`None`) as soon as it returns true: how the runner keeps its time limit in long searches.
+    pub fn search_until(
+        &self,
+        egraph: &RiseEGraph,
+        limit: usize,
+        interrupt: &mut dyn FnMut() -> bool,
+    ) -> Option<Vec<Match>> {
         let (pat, base) = self.pattern();
         let condition = match &self.kind {
             Kind::Template { condition, .. } => condition.clone(),
             _ => None,
         };
-        matcher::search(egraph, &pat, &base, limit)
+        let found = matcher::search_until(egraph, &pat, &base, limit, interrupt)?;
+        let matches = found
             .into_iter()
             .filter(|(class, b)| condition.as_ref().is_none_or(|c| c(egraph, b, *class)))
             .map(|(class, bindings)| Match { class, bindings })
-            .collect()
+            .collect();
+        Some(matches)
     }
 
     /// Applies the rule to one match; `Ok(true)` when the e-graph changed.
