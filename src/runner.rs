@@ -188,8 +188,10 @@ pub fn run(
         start: Instant::now(),
         limits,
         last_rebuild: Duration::ZERO,
+        nodes_at_rebuild: 0,
+        memo_at_rebuild: 0,
     };
-    egraph.rebuild();
+    budget.rebuild(egraph);
     let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
     let all: Vec<&Rule> = rules.iter().collect();
     let mut iterations = Vec::new();
@@ -259,6 +261,11 @@ struct Budget<'a> {
     limits: &'a Limits,
     /// How long the last rebuild took: a stopped pass must leave time for its own.
     last_rebuild: Duration,
+    /// E-nodes in the classes after the last rebuild.
+    nodes_at_rebuild: usize,
+    /// Size of egg's hash-cons memo after the last rebuild: every e-node added since then
+    /// grows it by one.
+    memo_at_rebuild: usize,
 }
 
 impl Budget<'_> {
@@ -267,8 +274,25 @@ impl Budget<'_> {
         self.start.elapsed() + self.last_rebuild >= self.limits.time
     }
 
+    /// An upper bound on the e-nodes the classes will hold after the next rebuild, which only
+    /// removes duplicates: the count after the last rebuild plus every node added since. (The
+    /// memo alone overstates it by up to 2x on large e-graphs: it keeps entries of nodes that
+    /// rebuilding made identical to others.)
+    fn nodes(&self, egraph: &RiseEGraph) -> usize {
+        self.nodes_at_rebuild + egraph.total_size().saturating_sub(self.memo_at_rebuild)
+    }
+
     fn over_nodes(&self, egraph: &RiseEGraph) -> bool {
-        egraph.total_size() >= self.limits.nodes
+        self.nodes(egraph) >= self.limits.nodes
+    }
+
+    /// Rebuilds the e-graph and takes the measurements the limits are checked against.
+    fn rebuild(&mut self, egraph: &mut RiseEGraph) {
+        let rebuilding = Instant::now();
+        egraph.rebuild();
+        self.last_rebuild = rebuilding.elapsed();
+        self.nodes_at_rebuild = egraph.total_number_of_nodes();
+        self.memo_at_rebuild = egraph.total_size();
     }
 
     fn over_memory(&self) -> bool {
@@ -349,9 +373,7 @@ impl Budget<'_> {
             }
         }
         drop(all_matches);
-        let rebuilding = Instant::now();
-        egraph.rebuild();
-        self.last_rebuild = rebuilding.elapsed();
+        self.rebuild(egraph);
         PassOutcome { changed, stopped }
     }
 }
