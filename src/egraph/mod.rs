@@ -8,9 +8,11 @@
 
 mod analysis;
 pub mod enumerate;
+mod footprint;
 mod lang;
 
 pub use analysis::{type_free_nats, ClassData, IndexSet, RiseAnalysis, RiseEGraph};
+pub use footprint::footprint;
 pub use lang::{RiseNode, RiseOp};
 
 use crate::core::{debruijn, Expr, ExprKind};
