@@ -324,7 +324,7 @@ impl Budget<'_> {
         let mut stopped = None;
         let mut all_matches = Vec::with_capacity(rules.len());
         for rule in rules {
-            let found = rule.search_until(egraph, self.limits.matches_per_rule, &mut || {
+            let found = rule.search_compact(egraph, self.limits.matches_per_rule, &mut || {
                 self.out_of_time()
             });
             match found {
@@ -343,8 +343,8 @@ impl Budget<'_> {
         if stopped.is_none() {
             'rules: for (rule, ms) in rules.iter().zip(&all_matches) {
                 let mut count = 0;
-                for (k, m) in ms.iter().enumerate() {
-                    if let Ok(true) = rule.apply(egraph, m, assumptions) {
+                for k in 0..ms.len() {
+                    if let Ok(true) = rule.apply(egraph, &ms.get(k), assumptions) {
                         count += 1;
                     }
                     stopped = if self.over_nodes(egraph) {

@@ -25,10 +25,10 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     for class in egraph.classes() {
         class_nodes += class.nodes.capacity() * node;
         parents += class.parents().len() * size_of::<egg::Id>();
-        index_sets += (class.data.free.capacity() + class.data.free_nats.capacity()) * 4;
+        index_sets += (class.data.free.len() + class.data.free_nats.len()) * 4;
     }
     let analysis = &egraph.analysis;
-    let renamed_keys: usize = analysis.renamed.keys().map(|k| k.2.capacity() * 8).sum();
+    let renamed_keys: usize = analysis.renamed.keys().map(|k| k.2.len() * 8).sum();
     let mut parts = vec![
         ("e-nodes in their classes", class_nodes),
         ("egg's list of added e-nodes (one per id)", memo * node),

@@ -89,7 +89,7 @@ pub fn add_renamed(
 ) -> Option<Id> {
     let id = egraph.find(id);
     let data = &egraph[id].data;
-    let mapped: Vec<Option<u32>> = data.free.iter().map(|&i| map(i)).collect();
+    let mapped: Box<[Option<u32>]> = data.free.iter().map(|&i| map(i)).collect();
     if data.free.iter().zip(&mapped).all(|(&i, m)| *m == Some(i)) {
         return Some(id);
     }
