@@ -188,6 +188,8 @@ pub fn run(
         start: Instant::now(),
         limits,
         last_rebuild: Duration::ZERO,
+        rebuild_per_node: Duration::ZERO,
+        largest_rebuild: 0,
         nodes_at_rebuild: 0,
         memo_at_rebuild: 0,
     };
@@ -261,6 +263,11 @@ struct Budget<'a> {
     limits: &'a Limits,
     /// How long the last rebuild took: a stopped pass must leave time for its own.
     last_rebuild: Duration,
+    /// Rebuild time per added e-node, measured on the rebuild with the most added e-nodes so
+    /// far (small rebuilds are dominated by fixed costs and would overstate it).
+    rebuild_per_node: Duration,
+    /// E-nodes added before that rebuild.
+    largest_rebuild: usize,
     /// E-nodes in the classes after the last rebuild.
     nodes_at_rebuild: usize,
     /// Size of egg's hash-cons memo after the last rebuild: every e-node added since then
@@ -269,9 +276,17 @@ struct Budget<'a> {
 }
 
 impl Budget<'_> {
-    /// Whether the time is up, leaving room for a rebuild as long as the last one.
-    fn out_of_time(&self) -> bool {
-        self.start.elapsed() + self.last_rebuild >= self.limits.time
+    /// Whether the time is up, leaving room for the rebuild that must follow.
+    fn out_of_time(&self, egraph: &RiseEGraph) -> bool {
+        self.start.elapsed() + self.rebuild_estimate(egraph) >= self.limits.time
+    }
+
+    /// How long rebuilding now would take: rebuild time grows with the e-nodes added since the
+    /// last rebuild, at the rate measured on the largest rebuild so far, with half as much again
+    /// for safety (and at least as long as the last rebuild).
+    fn rebuild_estimate(&self, egraph: &RiseEGraph) -> Duration {
+        let added = egraph.total_size().saturating_sub(self.memo_at_rebuild) as u32;
+        (self.rebuild_per_node * added * 3 / 2).max(self.last_rebuild)
     }
 
     /// An upper bound on the e-nodes the classes will hold after the next rebuild, which only
@@ -288,24 +303,34 @@ impl Budget<'_> {
 
     /// Rebuilds the e-graph and takes the measurements the limits are checked against.
     fn rebuild(&mut self, egraph: &mut RiseEGraph) {
+        let added = egraph.total_size().saturating_sub(self.memo_at_rebuild);
         let rebuilding = Instant::now();
         egraph.rebuild();
         self.last_rebuild = rebuilding.elapsed();
+        if added >= self.largest_rebuild.max(1000) {
+            self.largest_rebuild = added;
+            self.rebuild_per_node = self.last_rebuild / added as u32;
+        }
+
         self.nodes_at_rebuild = egraph.total_number_of_nodes();
         self.memo_at_rebuild = egraph.total_size();
     }
 
-    fn over_memory(&self) -> bool {
-        resident_memory().is_some_and(|m| m >= self.limits.memory)
+    /// Whether the resident memory, plus what egg's hash tables are about to allocate when
+    /// they next grow ([`crate::egraph::imminent_growth`]), reaches the memory limit.
+    fn over_memory(&self, egraph: &RiseEGraph) -> bool {
+        resident_memory().is_some_and(|m| {
+            m.saturating_add(crate::egraph::imminent_growth(egraph) as u64) >= self.limits.memory
+        })
     }
 
     /// The first limit that is reached, if any.
     fn exceeded(&self, egraph: &RiseEGraph) -> Option<StopReason> {
         if self.over_nodes(egraph) {
             Some(StopReason::NodeLimit)
-        } else if self.out_of_time() {
+        } else if self.out_of_time(egraph) {
             Some(StopReason::TimeLimit)
-        } else if self.over_memory() {
+        } else if self.over_memory(egraph) {
             Some(StopReason::MemoryLimit)
         } else {
             None
@@ -324,17 +349,27 @@ impl Budget<'_> {
         let mut stopped = None;
         let mut all_matches = Vec::with_capacity(rules.len());
         for rule in rules {
+            let mut checks = 0usize;
+            let mut interrupted = None;
             let found = rule.search_compact(egraph, self.limits.matches_per_rule, &mut || {
-                self.out_of_time()
+                checks += 1;
+                interrupted = if self.out_of_time(egraph) {
+                    Some(StopReason::TimeLimit)
+                } else if checks % 16 == 0 && self.over_memory(egraph) {
+                    Some(StopReason::MemoryLimit)
+                } else {
+                    None
+                };
+                interrupted.is_some()
             });
             match found {
                 Some(ms) => all_matches.push(ms),
                 None => {
-                    stopped = Some(StopReason::TimeLimit);
+                    stopped = interrupted;
                     break;
                 }
             }
-            if self.over_memory() {
+            if self.over_memory(egraph) {
                 stopped = Some(StopReason::MemoryLimit);
                 break;
             }
@@ -349,10 +384,10 @@ impl Budget<'_> {
                     }
                     stopped = if self.over_nodes(egraph) {
                         Some(StopReason::NodeLimit)
-                    } else if self.out_of_time() {
+                    } else if self.out_of_time(egraph) {
                         Some(StopReason::TimeLimit)
                     } else if k % APPLICATIONS_PER_MEMORY_CHECK == APPLICATIONS_PER_MEMORY_CHECK - 1
-                        && self.over_memory()
+                        && self.over_memory(egraph)
                     {
                         Some(StopReason::MemoryLimit)
                     } else {
@@ -366,7 +401,7 @@ impl Budget<'_> {
                 }
                 record(applied, &rule.name, count);
                 changed |= count > 0;
-                if self.over_memory() {
+                if self.over_memory(egraph) {
                     stopped = Some(StopReason::MemoryLimit);
                     break;
                 }

@@ -14,6 +14,29 @@ fn buckets(len: usize) -> usize {
     }
 }
 
+/// Bytes that egg's two big hash tables (the hash-cons memo and the class table) will allocate
+/// when they next grow, counted only when that growth is near (within an eighth of their
+/// current size). A table that grows allocates its doubled successor before freeing itself, a
+/// jump of tens of megabytes on large e-graphs, so the runner's memory limit looks ahead by it.
+pub fn imminent_growth(egraph: &RiseEGraph) -> usize {
+    let table = |len: usize, entry: usize| {
+        let b = buckets(len);
+        let threshold = b / 8 * 7;
+        if len + len / 8 >= threshold {
+            2 * b * entry
+        } else {
+            0
+        }
+    };
+    table(
+        egraph.total_size(),
+        size_of::<RiseNode>() + size_of::<egg::Id>() + 1,
+    ) + table(
+        egraph.number_of_classes(),
+        size_of::<egg::EClass<RiseNode, ClassData>>() + 8 + 1,
+    )
+}
+
 /// Estimated bytes per component of `egraph`, largest share first.
 pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     let node = size_of::<RiseNode>();
@@ -71,5 +94,7 @@ mod tests {
         );
         assert!(get("class table") > 0 && get("parent lists") > 0);
         assert_eq!(get("extraction memo tables"), 0);
+        // A handful of nodes: the next table growth is small but counted once near.
+        assert!(imminent_growth(&eg) < 1 << 16);
     }
 }

@@ -12,7 +12,7 @@ mod footprint;
 mod lang;
 
 pub use analysis::{type_free_nats, ClassData, IndexSet, RiseAnalysis, RiseEGraph};
-pub use footprint::footprint;
+pub use footprint::{footprint, imminent_growth};
 pub use lang::{RiseNode, RiseOp};
 
 use crate::core::{debruijn, Expr, ExprKind};
