@@ -203,11 +203,26 @@ fn memory(nodes: usize) {
     );
     println!("live heap at end    {:>8.0} bytes per e-node", live / n);
     println!("where the live heap goes (estimates from sizes and counts):");
-    for (what, bytes) in egraph::footprint(&egraph) {
-        println!("  {what:<40} {:>8.0} bytes per e-node", bytes as f64 / n);
+    let parts = egraph::footprint(&egraph);
+    for (what, bytes) in &parts {
+        println!("  {what:<40} {:>8.0} bytes per e-node", *bytes as f64 / n);
     }
+    let estimated: usize = parts.iter().map(|p| p.1).sum();
     drop(egraph);
     let _ = root;
+    let outside = LIVE.load(Ordering::Relaxed).saturating_sub(before_heap) as f64;
+    println!(
+        "  {:<40} {:>8.0} bytes per e-node",
+        "rest of the e-graph (capacity slack*)",
+        (live - outside - estimated as f64) / n
+    );
+    println!(
+        "  {:<40} {:>8.0} bytes per e-node",
+        "outside the e-graph (typing caches, …)",
+        outside / n
+    );
+    println!("* tables and vectors keep the capacity of their largest size (the memo before a");
+    println!("  rebuild removes duplicates), egg's index of classes by operator, its work queues");
 }
 
 fn main() {

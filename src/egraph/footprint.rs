@@ -42,6 +42,21 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     let node = size_of::<RiseNode>();
     let memo = egraph.total_size();
     let classes = egraph.number_of_classes();
+    // egg keeps one e-node and one union-find entry per id ever created, including nodes that
+    // turned out to be duplicates; ids are handed out in order, so the largest id in use
+    // bounds their number from below.
+    let ids = egraph
+        .classes()
+        .flat_map(|c| {
+            std::iter::once(c.id).chain(
+                c.nodes
+                    .iter()
+                    .flat_map(|n| n.children_ids().iter().copied()),
+            )
+        })
+        .map(usize::from)
+        .max()
+        .map_or(0, |m| m + 1);
     let mut class_nodes = 0;
     let mut parents = 0;
     let mut index_sets = 0;
@@ -54,7 +69,7 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     let renamed_keys: usize = analysis.renamed.keys().map(|k| k.2.len() * 8).sum();
     let mut parts = vec![
         ("e-nodes in their classes", class_nodes),
-        ("egg's list of added e-nodes (one per id)", memo * node),
+        ("egg's list of added e-nodes (one per id)", ids * node),
         (
             "egg's hash-cons memo (e-node -> id)",
             buckets(memo) * (node + size_of::<egg::Id>() + 1),
@@ -71,7 +86,7 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
                 + renamed_keys
                 + buckets(analysis.reduced.len()) * 40,
         ),
-        ("union-find", memo * size_of::<egg::Id>()),
+        ("union-find", ids * size_of::<egg::Id>()),
     ];
     parts.sort_by(|a, b| b.1.cmp(&a.1));
     parts
