@@ -13,10 +13,13 @@ use std::collections::HashMap;
 #[derive(Clone, Debug, Default)]
 pub struct RiseAnalysis {
     /// `(class, its smallest size, new index of each free variable)` → renamed class.
-    pub(crate) renamed: HashMap<(Id, usize, Box<[Option<u32>]>), Id>,
+    pub(crate) renamed: HashMap<RenameKey, Id>,
     /// `(body, its smallest size, argument, its smallest size)` → beta-reduced class.
     pub(crate) reduced: HashMap<(Id, usize, Id, usize), Id>,
 }
+
+/// A class, its smallest size and the new index of each of its free variables.
+pub(crate) type RenameKey = (Id, usize, Box<[Option<u32>]>);
 
 /// The e-graph of typed Rise.
 pub type RiseEGraph = EGraph<RiseNode, RiseAnalysis>;

@@ -88,7 +88,7 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
         ),
         ("union-find", ids * size_of::<egg::Id>()),
     ];
-    parts.sort_by(|a, b| b.1.cmp(&a.1));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
     parts
 }
 
