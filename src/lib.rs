@@ -20,7 +20,8 @@
 //! * [`egraph`]: typed Rise on egg: e-nodes, class analysis, extraction-based substitution.
 //! * [`rewrite`]: rules written with names, e-matching, typed right-hand-side instantiation.
 //! * [`rules`]: the named rule library and its interpreter-based validation.
-//! * [`runner`]: the saturation loop with its limits; [`prove`]: `risec prove`.
+//! * [`runner`]: the saturation loop with its limits; [`prove`]: `risec prove`; [`growth`]: the
+//!   workloads that measure the e-graph's growth.
 //! * [`stats`]: a search's statistics as serialisable data; [`units`]: durations and byte sizes.
 //! * [`intern`]: the hash-consing tables behind [`nat`] and [`types`].
 //! * [`interp`]: the reference interpreter and random inputs.
@@ -47,6 +48,7 @@ pub mod diagnostics;
 pub mod driver;
 pub mod egraph;
 pub mod elab;
+pub mod growth;
 pub mod intern;
 pub mod interp;
 pub mod lower;

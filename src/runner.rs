@@ -2,9 +2,37 @@
 //! goal is reached, nothing changes, or a limit (time, e-nodes, iterations, memory) stops it.
 //!
 //! Every rule is searched and applied in every iteration (no backoff: a scheduler that bans rules
-//! can hide exactly the rewrite a sketch needs). Limits are checked after each rule's batch of
-//! applications, so the node limit is overshot by at most one rule's batch. Memory is the
-//! process's resident set, polled from `/proc` where available.
+//! can hide exactly the rewrite a sketch needs).
+//!
+//! # Reductions catch up before the next iteration
+//!
+//! Each iteration is one pass of every rule followed by [`Limits::reduction_passes`] passes of
+//! the *reduction* rules alone ([`Rule::is_reduction`]: beta, nat beta, eta).
+//!
+//! Root cause of the exponential growth this fixes (issue 8): rules whose right-hand side wraps
+//! or applies a pattern variable create administrative redexes. `map-fusion` builds
+//! `fun x => f (g x)`, which is a beta redex as soon as `g` (or `f`) is a lambda, and
+//! `map-fission` of `map (fun x => f x)` introduces `map (fun x => x)`, which every later fusion
+//! turns into `(fun y => y) (g x)`. Beta and eta reduce such a redex one iteration after it was
+//! created, but in that same iteration the structural rules already match the new class and
+//! shift or substitute its only representative, the unreduced one (extraction-based shifting
+//! copies the smallest term, and the reduct is not yet in the class). Every iteration thus
+//! wrapped one more redex layer around shifted copies of recently created classes: the
+//! e-graph held ever deeper towers of unreduced copies of the same few programs, each new
+//! class a fresh target for fusion and fission, and it doubled per iteration (chain of 3
+//! mapped functions, four rules: 459,684 e-nodes after 20 iterations; the same algorithm
+//! rebuilt on egg 0.11 outside risec grows identically). With one reduction pass between the
+//! passes of all rules, every class that a structural rule extracts from already holds its
+//! reduct, the towers never form, and growth is linear (320 e-nodes after 20 iterations).
+//!
+//! # Limits hold
+//!
+//! The e-node limit is checked after every single application (the e-graph then stops growing
+//! within one right-hand side of the limit), the time limit between applications and every few
+//! hundred e-classes inside a search (leaving room for the final rebuild, estimated from the
+//! previous one), and the memory limit every [`APPLICATIONS_PER_MEMORY_CHECK`] applications and
+//! between rules. A stopped pass still rebuilds, so the e-graph is always left consistent.
+//! Memory is the process's resident set, polled from `/proc` where available.
 
 use crate::egraph::RiseEGraph;
 use crate::rewrite::{Assumptions, Rule};
@@ -24,6 +52,9 @@ pub struct Limits {
     pub memory: u64,
     /// Matches applied per rule and iteration (the rest wait for the next iteration).
     pub matches_per_rule: usize,
+    /// Passes of the reduction rules alone after each pass of every rule (see the module
+    /// documentation); 0 turns them off.
+    pub reduction_passes: usize,
 }
 
 impl Default for Limits {
@@ -34,6 +65,7 @@ impl Default for Limits {
             iterations: 40,
             memory: 4 << 30,
             matches_per_rule: 1_000_000,
+            reduction_passes: 1,
         }
     }
 }
@@ -138,7 +170,13 @@ pub fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Applications between two polls of the resident memory.
+pub const APPLICATIONS_PER_MEMORY_CHECK: usize = 256;
+
 /// Runs equality saturation on `egraph` with `rules` until `goal` holds or the search stops.
+///
+/// `goal` is called once at the start of every iteration (and once more when a limit or
+/// saturation ends the search), so it may report progress.
 pub fn run(
     egraph: &mut RiseEGraph,
     rules: &[Rule],
@@ -146,8 +184,18 @@ pub fn run(
     assumptions: &mut Assumptions,
     goal: &mut dyn FnMut(&RiseEGraph) -> bool,
 ) -> Report {
-    let start = Instant::now();
-    egraph.rebuild();
+    let mut budget = Budget {
+        start: Instant::now(),
+        limits,
+        last_rebuild: Duration::ZERO,
+        rebuild_per_node: Duration::ZERO,
+        largest_rebuild: 0,
+        nodes_at_rebuild: 0,
+        memo_at_rebuild: 0,
+    };
+    budget.rebuild(egraph);
+    let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
+    let all: Vec<&Rule> = rules.iter().collect();
     let mut iterations = Vec::new();
     let stop = loop {
         if goal(egraph) {
@@ -156,31 +204,19 @@ pub fn run(
         if iterations.len() >= limits.iterations {
             break StopReason::IterationLimit;
         }
+        if let Some(reason) = budget.exceeded(egraph) {
+            break reason;
+        }
         let began = Instant::now();
-        let matches: Vec<_> = rules
-            .iter()
-            .map(|r| r.search(egraph, limits.matches_per_rule))
-            .collect();
-        let mut applied = Vec::new();
-        let mut changed = false;
-        let mut limit_hit = None;
-        for (rule, ms) in rules.iter().zip(&matches) {
-            let mut count = 0;
-            for m in ms {
-                if let Ok(true) = rule.apply(egraph, m, assumptions) {
-                    count += 1;
-                }
-            }
-            if count > 0 {
-                changed = true;
-                applied.push((rule.name.clone(), count));
-            }
-            limit_hit = check_limits(egraph, limits, start);
-            if limit_hit.is_some() {
+        let mut applied: Vec<(String, usize)> = Vec::new();
+        let mut outcome = budget.pass(egraph, &all, assumptions, &mut applied);
+        let changed = outcome.changed;
+        for _ in 0..limits.reduction_passes {
+            if outcome.stopped.is_some() || !outcome.changed || reductions.is_empty() {
                 break;
             }
+            outcome = budget.pass(egraph, &reductions, assumptions, &mut applied);
         }
-        egraph.rebuild();
         iterations.push(IterationStats {
             nodes: egraph.total_number_of_nodes(),
             classes: egraph.number_of_classes(),
@@ -188,7 +224,7 @@ pub fn run(
             time: began.elapsed(),
             memory: resident_memory(),
         });
-        if let Some(reason) = limit_hit {
+        if let Some(reason) = outcome.stopped {
             break if goal(egraph) {
                 StopReason::Goal
             } else {
@@ -206,21 +242,184 @@ pub fn run(
     Report {
         stop,
         iterations,
-        time: start.elapsed(),
+        time: budget.start.elapsed(),
         nodes: egraph.total_number_of_nodes(),
         classes: egraph.number_of_classes(),
         peak_memory: peak_memory(),
     }
 }
 
-fn check_limits(egraph: &RiseEGraph, limits: &Limits, start: Instant) -> Option<StopReason> {
-    if egraph.total_size() > limits.nodes {
-        Some(StopReason::NodeLimit)
-    } else if start.elapsed() > limits.time {
-        Some(StopReason::TimeLimit)
-    } else if resident_memory().is_some_and(|m| m > limits.memory) {
-        Some(StopReason::MemoryLimit)
-    } else {
-        None
+/// What one pass (search every rule of a set, apply every match, rebuild) did.
+struct PassOutcome {
+    /// Whether some application changed the e-graph.
+    changed: bool,
+    /// The limit that interrupted the pass, if one did.
+    stopped: Option<StopReason>,
+}
+
+/// The limits of one search and the clock they are measured on.
+struct Budget<'a> {
+    start: Instant,
+    limits: &'a Limits,
+    /// How long the last rebuild took: a stopped pass must leave time for its own.
+    last_rebuild: Duration,
+    /// Rebuild time per added e-node, measured on the rebuild with the most added e-nodes so
+    /// far (small rebuilds are dominated by fixed costs and would overstate it).
+    rebuild_per_node: Duration,
+    /// E-nodes added before that rebuild.
+    largest_rebuild: usize,
+    /// E-nodes in the classes after the last rebuild.
+    nodes_at_rebuild: usize,
+    /// Size of egg's hash-cons memo after the last rebuild: every e-node added since then
+    /// grows it by one.
+    memo_at_rebuild: usize,
+}
+
+impl Budget<'_> {
+    /// Whether the time is up, leaving room for the rebuild that must follow.
+    fn out_of_time(&self, egraph: &RiseEGraph) -> bool {
+        self.start.elapsed() + self.rebuild_estimate(egraph) >= self.limits.time
+    }
+
+    /// How long rebuilding now would take: rebuild time grows with the e-nodes added since the
+    /// last rebuild, at the rate measured on the largest rebuild so far, with half as much again
+    /// for safety (and at least as long as the last rebuild).
+    fn rebuild_estimate(&self, egraph: &RiseEGraph) -> Duration {
+        let added = egraph.total_size().saturating_sub(self.memo_at_rebuild) as u32;
+        (self.rebuild_per_node * added * 3 / 2).max(self.last_rebuild)
+    }
+
+    /// An upper bound on the e-nodes the classes will hold after the next rebuild, which only
+    /// removes duplicates: the count after the last rebuild plus every node added since. (The
+    /// memo alone overstates it by up to 2x on large e-graphs: it keeps entries of nodes that
+    /// rebuilding made identical to others.)
+    fn nodes(&self, egraph: &RiseEGraph) -> usize {
+        self.nodes_at_rebuild + egraph.total_size().saturating_sub(self.memo_at_rebuild)
+    }
+
+    fn over_nodes(&self, egraph: &RiseEGraph) -> bool {
+        self.nodes(egraph) >= self.limits.nodes
+    }
+
+    /// Rebuilds the e-graph and takes the measurements the limits are checked against.
+    fn rebuild(&mut self, egraph: &mut RiseEGraph) {
+        let added = egraph.total_size().saturating_sub(self.memo_at_rebuild);
+        let rebuilding = Instant::now();
+        egraph.rebuild();
+        self.last_rebuild = rebuilding.elapsed();
+        if added >= self.largest_rebuild.max(1000) {
+            self.largest_rebuild = added;
+            self.rebuild_per_node = self.last_rebuild / added as u32;
+        }
+
+        self.nodes_at_rebuild = egraph.total_number_of_nodes();
+        self.memo_at_rebuild = egraph.total_size();
+    }
+
+    /// Whether the resident memory, plus what egg's hash tables are about to allocate when
+    /// they next grow ([`crate::egraph::imminent_growth`]), reaches the memory limit.
+    fn over_memory(&self, egraph: &RiseEGraph) -> bool {
+        resident_memory().is_some_and(|m| {
+            m.saturating_add(crate::egraph::imminent_growth(egraph) as u64) >= self.limits.memory
+        })
+    }
+
+    /// The first limit that is reached, if any.
+    fn exceeded(&self, egraph: &RiseEGraph) -> Option<StopReason> {
+        if self.over_nodes(egraph) {
+            Some(StopReason::NodeLimit)
+        } else if self.out_of_time(egraph) {
+            Some(StopReason::TimeLimit)
+        } else if self.over_memory(egraph) {
+            Some(StopReason::MemoryLimit)
+        } else {
+            None
+        }
+    }
+
+    /// Searches every rule of `rules`, applies the matches, and rebuilds, stopping as soon as a
+    /// limit is reached. Rewrites that changed the e-graph are added to `applied`.
+    fn pass(
+        &mut self,
+        egraph: &mut RiseEGraph,
+        rules: &[&Rule],
+        assumptions: &mut Assumptions,
+        applied: &mut Vec<(String, usize)>,
+    ) -> PassOutcome {
+        let mut stopped = None;
+        let mut all_matches = Vec::with_capacity(rules.len());
+        for rule in rules {
+            let mut checks = 0usize;
+            let mut interrupted = None;
+            let found = rule.search_compact(egraph, self.limits.matches_per_rule, &mut || {
+                checks += 1;
+                interrupted = if self.out_of_time(egraph) {
+                    Some(StopReason::TimeLimit)
+                } else if checks % 16 == 0 && self.over_memory(egraph) {
+                    Some(StopReason::MemoryLimit)
+                } else {
+                    None
+                };
+                interrupted.is_some()
+            });
+            match found {
+                Some(ms) => all_matches.push(ms),
+                None => {
+                    stopped = interrupted;
+                    break;
+                }
+            }
+            if self.over_memory(egraph) {
+                stopped = Some(StopReason::MemoryLimit);
+                break;
+            }
+        }
+        let mut changed = false;
+        if stopped.is_none() {
+            'rules: for (rule, ms) in rules.iter().zip(&all_matches) {
+                let mut count = 0;
+                for k in 0..ms.len() {
+                    if let Ok(true) = rule.apply(egraph, &ms.get(k), assumptions) {
+                        count += 1;
+                    }
+                    stopped = if self.over_nodes(egraph) {
+                        Some(StopReason::NodeLimit)
+                    } else if self.out_of_time(egraph) {
+                        Some(StopReason::TimeLimit)
+                    } else if k % APPLICATIONS_PER_MEMORY_CHECK == APPLICATIONS_PER_MEMORY_CHECK - 1
+                        && self.over_memory(egraph)
+                    {
+                        Some(StopReason::MemoryLimit)
+                    } else {
+                        None
+                    };
+                    if stopped.is_some() {
+                        record(applied, &rule.name, count);
+                        changed |= count > 0;
+                        break 'rules;
+                    }
+                }
+                record(applied, &rule.name, count);
+                changed |= count > 0;
+                if self.over_memory(egraph) {
+                    stopped = Some(StopReason::MemoryLimit);
+                    break;
+                }
+            }
+        }
+        drop(all_matches);
+        self.rebuild(egraph);
+        PassOutcome { changed, stopped }
+    }
+}
+
+/// Adds `count` rewrites of `rule` to the per-rule tally (rules with none are left out).
+fn record(applied: &mut Vec<(String, usize)>, rule: &str, count: usize) {
+    if count == 0 {
+        return;
+    }
+    match applied.iter_mut().find(|(name, _)| name == rule) {
+        Some((_, n)) => *n += count,
+        None => applied.push((rule.to_string(), count)),
     }
 }

@@ -204,8 +204,9 @@ fn an_unreachable_goal_stops_at_each_limit() {
     let from = start("map-fission-fusion");
     let cases: [(&[&str], &str); 3] = [
         (
-            &["--rules", MAP_RULES, "--nodes", "2000"],
-            "not found: the e-node limit (2000 e-nodes) stopped the search after",
+            // The e-graph grows by a few dozen e-nodes per iteration (issue 8).
+            &["--rules", MAP_RULES, "--nodes", "500"],
+            "not found: the e-node limit (500 e-nodes) stopped the search after",
         ),
         (
             &["--rules", MAP_RULES, "--iterations", "3"],

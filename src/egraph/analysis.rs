@@ -13,16 +13,20 @@ use std::collections::HashMap;
 #[derive(Clone, Debug, Default)]
 pub struct RiseAnalysis {
     /// `(class, its smallest size, new index of each free variable)` → renamed class.
-    pub(crate) renamed: HashMap<(Id, usize, Vec<Option<u32>>), Id>,
+    pub(crate) renamed: HashMap<RenameKey, Id>,
     /// `(body, its smallest size, argument, its smallest size)` → beta-reduced class.
     pub(crate) reduced: HashMap<(Id, usize, Id, usize), Id>,
 }
 
+/// A class, its smallest size and the new index of each of its free variables.
+pub(crate) type RenameKey = (Id, usize, Box<[Option<u32>]>);
+
 /// The e-graph of typed Rise.
 pub type RiseEGraph = EGraph<RiseNode, RiseAnalysis>;
 
-/// A small sorted set of De Bruijn indices.
-pub type IndexSet = Vec<u32>;
+/// A small sorted set of De Bruijn indices, allocated at its exact size (no spare capacity, no
+/// allocation when empty): one is kept per e-class and kind of index.
+pub type IndexSet = Box<[u32]>;
 
 /// What the analysis knows about an e-class.
 #[derive(Clone, Debug)]
@@ -47,7 +51,7 @@ impl ClassData {
     }
 }
 
-fn union(a: &IndexSet, b: &IndexSet) -> IndexSet {
+fn union(a: &[u32], b: &[u32]) -> IndexSet {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
@@ -73,17 +77,17 @@ fn union(a: &IndexSet, b: &IndexSet) -> IndexSet {
         };
         out.push(next);
     }
-    out
+    out.into_boxed_slice()
 }
 
 /// Removes index 0 and lowers the others: the free set seen from outside a binder.
-fn unbind(s: &IndexSet) -> IndexSet {
+fn unbind(s: &[u32]) -> IndexSet {
     s.iter().filter(|&&i| i > 0).map(|i| i - 1).collect()
 }
 
 /// The nat indices free in a type.
 pub fn type_free_nats(t: &Type) -> IndexSet {
-    crate::types::free_nats(t)
+    crate::types::free_nats(t).into_boxed_slice()
 }
 
 impl Analysis<RiseNode> for RiseAnalysis {
@@ -93,8 +97,8 @@ impl Analysis<RiseNode> for RiseAnalysis {
         let child = |i: usize| &egraph[enode.children_ids()[i]].data;
         let own_nats = type_free_nats(&enode.ty);
         let (free, free_nats) = match &enode.op {
-            RiseOp::Var(i) => (vec![*i], own_nats),
-            RiseOp::Prim(_) | RiseOp::Literal(_) => (Vec::new(), own_nats),
+            RiseOp::Var(i) => (Box::from([*i]), own_nats),
+            RiseOp::Prim(_) | RiseOp::Literal(_) => (IndexSet::default(), own_nats),
             RiseOp::Lambda => (
                 unbind(&child(0).free),
                 union(&own_nats, &child(0).free_nats),
@@ -143,8 +147,12 @@ impl Analysis<RiseNode> for RiseAnalysis {
             free.len() != a.free.len() || free_nats.len() != a.free_nats.len() || b.size < a.size;
         let b_changed =
             free.len() != b.free.len() || free_nats.len() != b.free_nats.len() || a.size < b.size;
-        a.free = free;
-        a.free_nats = free_nats;
+        if free.len() != a.free.len() {
+            a.free = free;
+        }
+        if free_nats.len() != a.free_nats.len() {
+            a.free_nats = free_nats;
+        }
         if b.size < a.size {
             a.size = b.size;
             a.best = b.best;
@@ -166,7 +174,7 @@ mod tests {
 
     #[test]
     fn index_sets() {
-        assert_eq!(union(&vec![0, 2, 5], &vec![1, 2, 7]), vec![0, 1, 2, 5, 7]);
-        assert_eq!(unbind(&vec![0, 1, 3]), vec![0, 2]);
+        assert_eq!(&*union(&[0, 2, 5], &[1, 2, 7]), &[0, 1, 2, 5, 7]);
+        assert_eq!(&*unbind(&[0, 1, 3]), &[0, 2]);
     }
 }

@@ -8,9 +8,11 @@
 
 mod analysis;
 pub mod enumerate;
+mod footprint;
 mod lang;
 
 pub use analysis::{type_free_nats, ClassData, IndexSet, RiseAnalysis, RiseEGraph};
+pub use footprint::{footprint, imminent_growth};
 pub use lang::{RiseNode, RiseOp};
 
 use crate::core::{debruijn, Expr, ExprKind};
@@ -87,7 +89,7 @@ pub fn add_renamed(
 ) -> Option<Id> {
     let id = egraph.find(id);
     let data = &egraph[id].data;
-    let mapped: Vec<Option<u32>> = data.free.iter().map(|&i| map(i)).collect();
+    let mapped: Box<[Option<u32>]> = data.free.iter().map(|&i| map(i)).collect();
     if data.free.iter().zip(&mapped).all(|(&i, m)| *m == Some(i)) {
         return Some(id);
     }

@@ -66,7 +66,7 @@ fn free_variables_are_tracked_per_class() {
         panic!()
     };
     let body = eg.lookup_expr(&to_recexpr(inner)).unwrap();
-    assert_eq!(eg[body].data.free, vec![0, 1]);
+    assert_eq!(&*eg[body].data.free, &[0, 1]);
 }
 
 #[test]

@@ -118,9 +118,45 @@ pub fn search(
     base: &Bindings,
     limit: usize,
 ) -> Vec<(Id, Bindings)> {
+    search_until(egraph, pat, base, limit, &mut || false)
+        .expect("a search that is never interrupted completes")
+}
+
+/// E-classes searched between two calls of the interrupt check of [`search_until`].
+const CLASSES_PER_CHECK: usize = 256;
+
+/// Like [`search`], but calls `interrupt` every [`CLASSES_PER_CHECK`] e-classes and returns
+/// `None` as soon as it says to stop.
+pub fn search_until(
+    egraph: &RiseEGraph,
+    pat: &Pat,
+    base: &Bindings,
+    limit: usize,
+    interrupt: &mut dyn FnMut() -> bool,
+) -> Option<Vec<(Id, Bindings)>> {
     let mut found = Vec::new();
+    search_each(egraph, pat, base, interrupt, &mut |class, b| {
+        found.push((class, b));
+        found.len() < limit
+    })?;
+    Some(found)
+}
+
+/// Calls `each` with every match of `pat` (class and bindings) until it returns false; calls
+/// `interrupt` every [`CLASSES_PER_CHECK`] e-classes and returns `None` as soon as it says to
+/// stop. Matches are handed over one by one, so a caller can store them compactly.
+pub fn search_each(
+    egraph: &RiseEGraph,
+    pat: &Pat,
+    base: &Bindings,
+    interrupt: &mut dyn FnMut() -> bool,
+    each: &mut dyn FnMut(Id, Bindings) -> bool,
+) -> Option<()> {
     let mut scratch = Vec::new();
-    for class in egraph.classes() {
+    for (k, class) in egraph.classes().enumerate() {
+        if k % CLASSES_PER_CHECK == CLASSES_PER_CHECK - 1 && interrupt() {
+            return None;
+        }
         if !matches!(pat, Pat::Var(_)) && !class.nodes.iter().any(|n| root_matches(pat, &n.op)) {
             continue;
         }
@@ -128,11 +164,10 @@ pub fn search(
         match_class(egraph, pat, class.id, base, &mut scratch);
         scratch.dedup();
         for b in scratch.drain(..) {
-            found.push((class.id, b));
-            if found.len() >= limit {
-                return found;
+            if !each(class.id, b) {
+                return Some(());
             }
         }
     }
-    found
+    Some(())
 }

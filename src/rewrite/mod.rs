@@ -37,6 +37,60 @@ pub struct Match {
     pub bindings: Bindings,
 }
 
+/// The matches of one rule, stored compactly: a class and one `u32` per expression variable
+/// each (plus the sizes, for rules that bind some), instead of a [`Match`] with two vectors on
+/// the heap. A search of a large e-graph holds hundreds of thousands of matches at once, and in
+/// the [`Match`] form they were the largest part of the peak memory.
+#[derive(Clone, Debug, Default)]
+pub struct Matches {
+    classes: Vec<Id>,
+    exprs: Vec<u32>,
+    nats: Vec<Option<crate::nat::Nat>>,
+    expr_vars: usize,
+    nat_vars: usize,
+}
+
+/// An unbound expression variable in [`Matches::exprs`].
+const UNBOUND: u32 = u32::MAX;
+
+impl Matches {
+    fn push(&mut self, class: Id, b: &Bindings) {
+        self.expr_vars = b.exprs.len();
+        self.nat_vars = b.nats.len();
+        self.classes.push(class);
+        self.exprs.extend(b.exprs.iter().map(|e| match e {
+            Some(id) => u32::try_from(usize::from(*id)).expect("e-class ids fit in 32 bits"),
+            None => UNBOUND,
+        }));
+        self.nats.extend(b.nats.iter().cloned());
+    }
+
+    /// How many matches there are.
+    pub fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+
+    /// Match `i`.
+    pub fn get(&self, i: usize) -> Match {
+        let exprs = &self.exprs[i * self.expr_vars..(i + 1) * self.expr_vars];
+        Match {
+            class: self.classes[i],
+            bindings: Bindings {
+                exprs: exprs
+                    .iter()
+                    .map(|&e| (e != UNBOUND).then(|| Id::from(e as usize)))
+                    .collect(),
+                nats: self.nats[i * self.nat_vars..(i + 1) * self.nat_vars].to_vec(),
+            },
+        }
+    }
+}
+
 #[derive(Clone)]
 enum Kind {
     Template {
@@ -44,6 +98,7 @@ enum Kind {
         condition: Option<Condition>,
         derive: Option<Deriver>,
         typing: Arc<Mutex<TypingCache>>,
+        reduction: bool,
     },
     Beta,
     NatBeta,
@@ -93,6 +148,7 @@ impl Rule {
                 condition: None,
                 derive: None,
                 typing: Arc::default(),
+                reduction: false,
             },
         })
     }
@@ -120,6 +176,24 @@ impl Rule {
             *derive = Some(Arc::new(d));
         }
         self
+    }
+
+    /// Marks the rule as a *reduction* (eta, for instance): a rule that removes administrative
+    /// redexes rather than exploring alternatives. The runner gives reductions extra passes so
+    /// that they catch up with the redexes the other rules create (see [`crate::runner`]).
+    pub fn reduction(mut self) -> Rule {
+        if let Kind::Template { reduction, .. } = &mut self.kind {
+            *reduction = true;
+        }
+        self
+    }
+
+    /// Whether the rule is a reduction: beta, nat beta, or a rule marked with [`Rule::reduction`].
+    pub fn is_reduction(&self) -> bool {
+        match &self.kind {
+            Kind::Template { reduction, .. } => *reduction,
+            Kind::Beta | Kind::NatBeta => true,
+        }
     }
 
     /// `(fun x => b) a  ~>  b[x := a]`, by extraction.
@@ -177,16 +251,52 @@ impl Rule {
 
     /// Finds up to `limit` matches.
     pub fn search(&self, egraph: &RiseEGraph, limit: usize) -> Vec<Match> {
+        self.search_until(egraph, limit, &mut || false)
+            .expect("a search that is never interrupted completes")
+    }
+
+    /// Finds up to `limit` matches, calling `interrupt` every few hundred e-classes and giving up
+    /// (`None`) as soon as it returns true: how the runner keeps its time limit in long searches.
+    pub fn search_until(
+        &self,
+        egraph: &RiseEGraph,
+        limit: usize,
+        interrupt: &mut dyn FnMut() -> bool,
+    ) -> Option<Vec<Match>> {
         let (pat, base) = self.pattern();
         let condition = match &self.kind {
             Kind::Template { condition, .. } => condition.clone(),
             _ => None,
         };
-        matcher::search(egraph, &pat, &base, limit)
+        let found = matcher::search_until(egraph, &pat, &base, limit, interrupt)?;
+        let matches = found
             .into_iter()
             .filter(|(class, b)| condition.as_ref().is_none_or(|c| c(egraph, b, *class)))
             .map(|(class, bindings)| Match { class, bindings })
-            .collect()
+            .collect();
+        Some(matches)
+    }
+
+    /// Like [`Rule::search_until`], storing the matches compactly ([`Matches`]).
+    pub fn search_compact(
+        &self,
+        egraph: &RiseEGraph,
+        limit: usize,
+        interrupt: &mut dyn FnMut() -> bool,
+    ) -> Option<Matches> {
+        let (pat, base) = self.pattern();
+        let condition = match &self.kind {
+            Kind::Template { condition, .. } => condition.clone(),
+            _ => None,
+        };
+        let mut out = Matches::default();
+        matcher::search_each(egraph, &pat, &base, interrupt, &mut |class, b| {
+            if condition.as_ref().is_none_or(|c| c(egraph, &b, class)) {
+                out.push(class, &b);
+            }
+            out.len() < limit
+        })?;
+        Some(out)
     }
 
     /// Applies the rule to one match; `Ok(true)` when the e-graph changed.

@@ -145,3 +145,28 @@ fn unsatisfiable_divisibility_is_never_assumed() {
     assert!(a.admit(&nat::div(&n, &nat::lit(2))));
     assert_eq!(a.assumed.len(), 1);
 }
+
+#[test]
+fn compact_matches_hold_the_same_matches() {
+    let e = program(
+        "def f {n : nat} (g : f32 -> f32) (h : f32 -> f32) (xs : n.f32) = xs |> map h |> map g |> map h",
+    );
+    let mut eg = RiseEGraph::default();
+    add_expr(&mut eg, &e);
+    eg.rebuild();
+    let rule = crate::rules::lookup("map-fusion").unwrap();
+    let plain = rule.search(&eg, usize::MAX);
+    let compact = rule.search_compact(&eg, usize::MAX, &mut || false).unwrap();
+    assert_eq!(plain.len(), 2);
+    assert_eq!(compact.len(), plain.len());
+    for (i, m) in plain.iter().enumerate() {
+        let c = compact.get(i);
+        assert_eq!((c.class, &c.bindings), (m.class, &m.bindings));
+    }
+    let limited = rule.search_compact(&eg, 1, &mut || false).unwrap();
+    assert_eq!(limited.len(), 1);
+    assert!(
+        rule.search_compact(&eg, 9, &mut || true).is_some(),
+        "too few classes to interrupt"
+    );
+}

@@ -190,7 +190,14 @@ const DERIVES_FV: Extra = Extra {
 
 pub(super) static CATALOGUE: &[RuleInfo] = &[
     // Normal form
-    rule!("eta", [], "fun x => f x = f, when x is not free in f", "fun x => f x =>> f"),
+    rule!(
+        "eta",
+        [],
+        "fun x => f x = f, when x is not free in f",
+        "fun x => f x =>> f",
+        Extra::default(),
+        |r| r.reduction()
+    ),
     RuleInfo {
         name: "beta",
         params: &[],
