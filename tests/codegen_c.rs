@@ -6,7 +6,10 @@
 //! 1024³ is checked against the hand-written parallel baseline (itself checked against the
 //! naive loop at the smaller sizes), because the naive loop takes seconds there on CI's 2 cores.
 
-use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
+mod common;
+
+use risec::bench::harness::parse_lines;
+
 use risec::bench::{build, Version};
 use risec::codegen::{emit_c, CodegenOptions};
 use risec::diagnostics::SourceFile;
@@ -87,22 +90,8 @@ fn run(exe: &Path, args: &[&str], threads: u32) -> String {
 }
 
 /// Runs every kernel at these sizes and checks it against `reference`; returns how many ran.
-fn verify(exe: &Path, (m, n, k): (u32, u32, u32), reference: &str, threads: u32) -> usize {
-    let (m, n, k) = (m.to_string(), n.to_string(), k.to_string());
-    let stdout = run(exe, &["verify", &m, &n, &k, reference], threads);
-    let lines = parse_lines(&stdout, "VERIFY");
-    for words in &lines {
-        let split = words.len() - 2;
-        let name = words[..split].join(" ");
-        let rc: i32 = words[split].parse().unwrap();
-        let err: f64 = words[split + 1].parse().unwrap();
-        assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
-        assert!(
-            err <= REL_ERROR_BOUND,
-            "{name} at {m}x{n}x{k}, {threads} thread(s): relative error {err:e}"
-        );
-    }
-    lines.len()
+fn verify(exe: &Path, sizes: (u32, u32, u32), reference: &str, threads: u32) -> usize {
+    common::verify_kernels(exe, sizes, reference, threads).len()
 }
 
 #[test]

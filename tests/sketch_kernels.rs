@@ -7,7 +7,6 @@
 mod common;
 
 use common::{risec, stderr};
-use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
 use risec::bench::{build, cli::sketch_version, Version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,39 +44,8 @@ fn kernels() -> &'static Path {
     })
 }
 
-/// Runs every kernel against `reference`; returns the names checked.
-fn verify((m, n, k): (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> {
-    let out = Command::new(kernels())
-        .args([
-            "verify",
-            &m.to_string(),
-            &n.to_string(),
-            &k.to_string(),
-            reference,
-        ])
-        .env("OMP_NUM_THREADS", threads.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let mut names = Vec::new();
-    for words in parse_lines(&stdout, "VERIFY") {
-        let split = words.len() - 2;
-        let name = words[..split].join(" ");
-        let rc: i32 = words[split].parse().unwrap();
-        let err: f64 = words[split + 1].parse().unwrap();
-        assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
-        assert!(
-            err <= REL_ERROR_BOUND,
-            "{name} at {m}x{n}x{k}, {threads} threads: {err:e}"
-        );
-        names.push(name);
-    }
-    names
+fn verify(sizes: (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> {
+    common::verify_kernels(kernels(), sizes, reference, threads)
 }
 
 #[test]

@@ -29,3 +29,46 @@ pub fn temp_file(name: &str, text: &[u8]) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// Runs a `risec bench` driver in `verify` mode at `m×n×k` against the kernel named
+/// `reference` with `threads` OpenMP threads, checks every kernel's return code and relative
+/// error, and returns the names of the kernels checked.
+pub fn verify_kernels(
+    exe: &std::path::Path,
+    (m, n, k): (u32, u32, u32),
+    reference: &str,
+    threads: u32,
+) -> Vec<String> {
+    use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
+    let out = Command::new(exe)
+        .args([
+            "verify",
+            &m.to_string(),
+            &n.to_string(),
+            &k.to_string(),
+            reference,
+        ])
+        .env("OMP_NUM_THREADS", threads.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut names = Vec::new();
+    for words in parse_lines(&stdout, "VERIFY") {
+        let split = words.len() - 2;
+        let name = words[..split].join(" ");
+        let rc: i32 = words[split].parse().unwrap();
+        let err: f64 = words[split + 1].parse().unwrap();
+        assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
+        assert!(
+            err <= REL_ERROR_BOUND,
+            "{name} at {m}x{n}x{k}, {threads} thread(s): relative error {err:e}"
+        );
+        names.push(name);
+    }
+    names
+}
