@@ -102,17 +102,21 @@ impl<'a> SketchTable<'a> {
         Some(self.build(self.root_sketch, class))
     }
 
-    /// The largest sub-sketches satisfied somewhere below `class` (for "closest partial match"
-    /// reports): those satisfied whose parent is not, largest first.
+    /// The largest `contains(…)` parts of the sketch that `class` satisfies (for "closest partial
+    /// match" reports), outermost first. Read off the tables already computed, so it costs
+    /// nothing on a large e-graph.
     pub fn partial_matches(&self, sketch: &Sketch, class: Id) -> Vec<Sketch> {
         let class = self.egraph.find(class);
         let mut out = Vec::new();
         collect_partial(
             sketch,
             &mut |s| {
-                let probe = Sketch::Contains(Box::new(s.clone()));
-                let t = SketchTable::new(self.egraph, &probe, self.cost);
-                t.cost_at(class).is_some()
+                if !matches!(s, Sketch::Contains(_)) {
+                    return false;
+                }
+                let mut scratch = self.nodes.clone();
+                let i = flatten(s, &mut scratch);
+                i < self.tables.len() && self.get(i, class).is_some()
             },
             &mut out,
         );
