@@ -1,6 +1,6 @@
 //! Criterion benchmark of the matrix-multiplication kernels at 256x256x256 (one thread unless
-//! OMP_NUM_THREADS says otherwise): the generated versions in `codegen/generated/` (from
-//! `examples/lowlevel/*.rise`) next to their hand-written twins in `codegen/baselines/`, all
+//! OMP_NUM_THREADS says otherwise): the generated versions in `codegen/generated/` (the main
+//! job's C for `sketches/matmul/*.sk`) next to their hand-written twins in `codegen/baselines/`, all
 //! compiled by `build.rs` through `cc`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -9,103 +9,34 @@ use risec as _;
 
 type Kernel = unsafe extern "C" fn(i32, i32, i32, *mut f32, *const f32, *const f32) -> i32;
 
-extern "C" {
-    fn baseline_naive(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
-    fn baseline_blocking(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn baseline_vectorization(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn baseline_loop_perm(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn baseline_array_packing(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn baseline_cache_blocks(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn baseline_parallel(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn rise_naive(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
-    fn rise_blocking(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
-    fn rise_vectorization(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn rise_loop_perm(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
-    fn rise_array_packing(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn rise_cache_blocks(
-        m: i32,
-        n: i32,
-        k: i32,
-        out: *mut f32,
-        a: *const f32,
-        b: *const f32,
-    ) -> i32;
-    fn rise_parallel(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
+/// Declares each version's generated kernel (`rise_X`) and hand-written twin (`baseline_X`),
+/// all with the signature of [`Kernel`], and lists them in order as `("X/rise", …), ("X/c", …)`.
+macro_rules! kernel_pairs {
+    ($($version:literal => $rise:ident, $c:ident;)*) => {
+        extern "C" {
+            $(
+                fn $rise(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
+                fn $c(m: i32, n: i32, k: i32, out: *mut f32, a: *const f32, b: *const f32) -> i32;
+            )*
+        }
+
+        fn kernels() -> Vec<(&'static str, Kernel)> {
+            vec![$(
+                (concat!($version, "/rise"), $rise as Kernel),
+                (concat!($version, "/c"), $c as Kernel),
+            )*]
+        }
+    };
 }
 
-fn kernels() -> Vec<(&'static str, Kernel)> {
-    vec![
-        ("naive/rise", rise_naive as Kernel),
-        ("naive/c", baseline_naive as Kernel),
-        ("blocking/rise", rise_blocking as Kernel),
-        ("blocking/c", baseline_blocking as Kernel),
-        ("vectorization/rise", rise_vectorization as Kernel),
-        ("vectorization/c", baseline_vectorization as Kernel),
-        ("loop-perm/rise", rise_loop_perm as Kernel),
-        ("loop-perm/c", baseline_loop_perm as Kernel),
-        ("array-packing/rise", rise_array_packing as Kernel),
-        ("array-packing/c", baseline_array_packing as Kernel),
-        ("cache-blocks/rise", rise_cache_blocks as Kernel),
-        ("cache-blocks/c", baseline_cache_blocks as Kernel),
-        ("parallel/rise", rise_parallel as Kernel),
-        ("parallel/c", baseline_parallel as Kernel),
-    ]
+kernel_pairs! {
+    "naive" => rise_naive, baseline_naive;
+    "blocking" => rise_blocking, baseline_blocking;
+    "vectorization" => rise_vectorization, baseline_vectorization;
+    "loop-perm" => rise_loop_perm, baseline_loop_perm;
+    "array-packing" => rise_array_packing, baseline_array_packing;
+    "cache-blocks" => rise_cache_blocks, baseline_cache_blocks;
+    "parallel" => rise_parallel, baseline_parallel;
 }
 
 fn matmul(c: &mut Criterion) {
