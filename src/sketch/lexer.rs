@@ -189,29 +189,6 @@ impl fmt::Display for Token {
     }
 }
 
-/// Skips a (nested) block comment whose `/*` ends at `start`; returns the offset after its `*/`.
-fn skip_block_comment(text: &str, start: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let (mut depth, mut i) = (1usize, start);
-    while i + 1 < bytes.len() {
-        match (bytes[i], bytes[i + 1]) {
-            (b'/', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b'/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    None
-}
-
 /// The end of a user rule's text starting at `start`: the end of its line, extended over the
 /// following lines that are indented (start with a space or tab) and not blank.
 fn rule_body_end(text: &str, start: usize) -> usize {
@@ -237,17 +214,19 @@ pub fn lex(text: &str) -> Result<Vec<Spanned>, Vec<Diagnostic>> {
     while let Some(result) = lexer.next() {
         let span = lexer.span();
         match result {
-            Ok(Token::CommentOpen) => match skip_block_comment(text, span.end) {
-                Some(end) => lexer.bump(end - span.end),
-                None => {
-                    errors.push(Diagnostic::error(
-                        "unterminated comment",
-                        Span::new(span.start, span.end),
-                        "this `/*` is never closed",
-                    ));
-                    break;
+            Ok(Token::CommentOpen) => {
+                match crate::syntax::lexer::nested_comment_length(&text[span.end..]) {
+                    Some(len) => lexer.bump(len),
+                    None => {
+                        errors.push(Diagnostic::error(
+                            "unterminated comment",
+                            Span::new(span.start, span.end),
+                            "this `/*` is never closed",
+                        ));
+                        break;
+                    }
                 }
-            },
+            }
             Ok(Token::LParen) if matches!(out.last(), Some((_, Token::Ident(_) | Token::Contains, e)) if *e == span.start) =>
             {
                 out.push((span.start, Token::CallParen, span.end));

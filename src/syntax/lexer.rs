@@ -264,7 +264,26 @@ fn here(lex: &logos::Lexer<'_, Token>) -> Span {
 /// reported at its `/*` and swallows the rest of the file.
 fn block_comment(lex: &mut logos::Lexer<'_, Token>) -> Result<(), LexError> {
     let start = lex.span().start;
-    let rest = lex.remainder().as_bytes();
+    match nested_comment_length(lex.remainder()) {
+        Some(len) => {
+            lex.bump(len);
+            Ok(())
+        }
+        None => {
+            lex.bump(lex.remainder().len());
+            Err(LexError {
+                kind: LexErrorKind::UnterminatedComment,
+                span: Span::new(start, start + 2),
+            })
+        }
+    }
+}
+
+/// The length of the rest of a block comment whose `/*` was just read, up to and including the
+/// `*/` that closes it (comments nest); `None` when it is never closed. Shared by the `.rise` and
+/// `.sk` lexers.
+pub fn nested_comment_length(rest: &str) -> Option<usize> {
+    let rest = rest.as_bytes();
     let mut depth = 1usize;
     let mut i = 0;
     while i < rest.len() {
@@ -275,18 +294,13 @@ fn block_comment(lex: &mut logos::Lexer<'_, Token>) -> Result<(), LexError> {
             depth -= 1;
             i += 2;
             if depth == 0 {
-                lex.bump(i);
-                return Ok(());
+                return Some(i);
             }
         } else {
             i += 1;
         }
     }
-    lex.bump(rest.len());
-    Err(LexError {
-        kind: LexErrorKind::UnterminatedComment,
-        span: Span::new(start, start + 2),
-    })
+    None
 }
 
 /// Parses a natural literal; too large for `u64` is an error.
