@@ -198,6 +198,9 @@ validations! {
     map_par: "map-par" as "map-par" => [
         inst("def p {n m : nat} (xs : n.m.f32) (y : f32) = xs |> map (map {F})"),
     ];
+    map_seq_unroll: "map-seq-unroll" as "map-seq-unroll" => [
+        inst("def p {n : nat} (xs : n.4.f32) (y : f32) = xs |> map (map {F})"),
+    ];
     reduce_seq_unroll: "reduce-seq-unroll" as "reduce-seq-unroll" => [
         inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> reduceSeq {OP} 0.0"),
     ];

@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef float f32x16 __attribute__((vector_size(64)));
+static inline f32x16 f32x16_load(const float *p) { f32x16 v; memcpy(&v, p, sizeof v); return v; }
+static inline f32x16 f32x16_load_aligned(const float *p) { return *(const f32x16 *)__builtin_assume_aligned(p, 64); }
+/* stores are macros: passing a wide vector by value makes gcc print an ABI note */
+#define f32x16_store(p, ...) do { f32x16 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
+#define f32x16_store_aligned(p, ...) (*(f32x16 *)__builtin_assume_aligned((p), 64) = (__VA_ARGS__))
+
 typedef float f32x32 __attribute__((vector_size(128)));
 static inline f32x32 f32x32_load(const float *p) { f32x32 v; memcpy(&v, p, sizeof v); return v; }
 static inline f32x32 f32x32_load_aligned(const float *p) { return *(const f32x32 *)__builtin_assume_aligned(p, 128); }
@@ -45,16 +52,31 @@ int rise_array_packing(int m, int n, int k, float *restrict out, const float *re
             }
             for (int k_a_col = 0; k_a_col < (k / 4); k_a_col++) { // reduceSeq
                 for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
+                    float acc1[32] __attribute__((aligned(64)));
+                    // reduceSeq: initialise the accumulator acc1
+                    { // copy: iteration 0
+                        f32x16_store_aligned(&acc1[0], f32x16_load_aligned(&acc[acc_i * 32]));
+                    }
+                    { // copy: iteration 1
+                        f32x16_store_aligned(&acc1[16], f32x16_load_aligned(&acc[acc_i * 32 + 16]));
+                    }
                     for (int k_mem_col = 0; k_mem_col < 4; k_mem_col++) { // reduceSeq
-                        for (int acc_i1 = 0; acc_i1 < 1; acc_i1++) { // mapSeq
-                            f32x32_store(&acc[acc_i * 32 + acc_i1 * 32], f32x32_load(&acc[acc_i * 32 + acc_i1 * 32]) + ((f32x32){a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col], a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col]} * f32x32_load(&mem[a_col * k * 32 + k_a_col * 128 + acc_i1 * 32 + k_mem_col * 32])));
+                        for (int acc1_i = 0; acc1_i < 1; acc1_i++) { // mapSeq
+                            float s = a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_mem_col];
+                            f32x32_store(&acc1[acc1_i * 32], f32x32_load(&acc1[acc1_i * 32]) + ((f32x32){s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s} * f32x32_load(&mem[a_col * k * 32 + k_a_col * 128 + acc1_i * 32 + k_mem_col * 32])));
                         }
+                    }
+                    { // copy: iteration 0
+                        f32x16_store_aligned(&acc[acc_i * 32], f32x16_load_aligned(&acc1[0]));
+                    }
+                    { // copy: iteration 1
+                        f32x16_store_aligned(&acc[acc_i * 32 + 16], f32x16_load_aligned(&acc1[16]));
                     }
                 }
             }
             for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
-                for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // copy
-                    out[a_blk * n * 32 + acc_row * n + a_col * 32 + acc_i2] = acc[acc_row * 32 + acc_i2];
+                for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // copy
+                    out[a_blk * n * 32 + acc_row * n + a_col * 32 + acc_i1] = acc[acc_row * 32 + acc_i1];
                 }
             }
         }

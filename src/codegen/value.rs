@@ -203,8 +203,19 @@ pub enum Deferred<'a> {
     },
     /// `toMem`.
     ToMem(Val<'a>),
-    /// A layout primitive over a deferred value.
-    Layout(Layout, Val<'a>),
+    /// A layout primitive applied to a deferred value, `depth` levels down (`map` nested
+    /// `depth` times around it): writing this value is writing `inner` through the layout.
+    Layout {
+        /// The primitive.
+        layout: Layout,
+        /// How many `map`s it sits under.
+        depth: usize,
+        /// The deferred value.
+        inner: Val<'a>,
+    },
+    /// The placeholder argument used to find out whether a function only rearranges its
+    /// argument (see `Lowering::layout_function`); never written or read.
+    Slot,
 }
 
 /// The write-side counterpart of a view: where element `path` of a value goes.
@@ -277,11 +288,17 @@ impl Acc {
 
     /// The acceptor for `x` such that writing `layout(x)` here is writing `x` there.
     pub fn through(&self, layout: &Layout) -> Acc {
+        self.through_at(layout, 0)
+    }
+
+    /// The acceptor for `x` such that writing `map^depth layout x` (the layout applied `depth`
+    /// levels down) here is writing `x` there.
+    pub fn through_at(&self, layout: &Layout, depth: usize) -> Acc {
         Acc {
             node: Rc::new(AccNode::Layout {
                 inner: self.node.clone(),
                 layout: layout.clone(),
-                at: self.path.len(),
+                at: self.path.len() + depth,
             }),
             path: self.path.clone(),
         }

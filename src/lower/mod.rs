@@ -108,13 +108,15 @@ fn spine(e: &Expr) -> (&Expr, Vec<&Expr>) {
 /// How each value argument of the application spine `e` is treated: written (`true`) or read.
 /// `written` says whether `e`'s own value is stored.
 pub(crate) fn argument_modes(e: &Expr, written: bool) -> Vec<bool> {
-    let (head, _) = spine(e);
+    let (head, args) = spine(e);
     match head.kind {
+        // A map of a function that only rearranges (`map transpose`) computes nothing: its
+        // array is written exactly when the map's result is.
         ExprKind::Prim(
             Primitive::Map | Primitive::MapSeq | Primitive::MapPar | Primitive::MapSeqUnroll,
         ) => vec![
             written || head.kind != ExprKind::Prim(Primitive::Map),
-            false,
+            written && args.first().is_some_and(|f| is_layout_function(f)),
         ],
         ExprKind::Prim(Primitive::Reduce | Primitive::ReduceSeq | Primitive::ReduceSeqUnroll) => {
             vec![true, true, false]
@@ -132,6 +134,44 @@ pub(crate) fn argument_modes(e: &Expr, written: bool) -> Vec<bool> {
             | Primitive::Zip,
         ) => vec![written, written],
         _ => Vec::new(),
+    }
+}
+
+/// Whether `f` only rearranges its argument: a composition of `join`, `split`, `transpose`,
+/// `asScalar`, `asVector` and maps of such functions (`map transpose`), eta-reduced or as a
+/// lambda applying them to its parameter.
+pub(crate) fn is_layout_function(f: &Expr) -> bool {
+    /// Whether `e` (under `depth` lambdas of the function) applies layout functions to the
+    /// function's parameter, De Bruijn index `depth`.
+    fn applies_to_param(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(0) => true,
+            ExprKind::App(g, a) => is_layout_function(g) && applies_to_param(a),
+            _ => false,
+        }
+    }
+    match &f.kind {
+        ExprKind::Lambda(body) => applies_to_param(body),
+        _ => {
+            let (head, args) = spine(f);
+            match head.kind {
+                ExprKind::Prim(
+                    Primitive::Join
+                    | Primitive::Split
+                    | Primitive::Transpose
+                    | Primitive::AsScalar
+                    | Primitive::AsVector
+                    | Primitive::AsVectorAligned,
+                ) => args.is_empty(),
+                ExprKind::Prim(
+                    Primitive::Map
+                    | Primitive::MapSeq
+                    | Primitive::MapPar
+                    | Primitive::MapSeqUnroll,
+                ) => args.len() == 1 && is_layout_function(args[0]),
+                _ => false,
+            }
+        }
     }
 }
 

@@ -393,6 +393,12 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         "map =>> mapPar"
     ),
     rule!(
+        "map-seq-unroll",
+        [],
+        "map is computed by a fully unrolled sequential loop (its length must be a constant)",
+        "map =>> mapSeqUnroll"
+    ),
+    rule!(
         "reduce-seq-unroll",
         [],
         "a sequential reduction is unrolled",

@@ -27,6 +27,11 @@ fn err<T>(msg: impl Into<String>) -> R<T> {
     Err(CodegenError::new(msg))
 }
 
+/// The largest accumulator kept in registers, in bytes (32 registers of 64 bytes): its copies
+/// in and out are unrolled so that every access has a constant index (and the C compiler can
+/// keep it in registers), and it never lives in the destination's memory.
+const MAX_REGISTER_BYTES: i64 = 2048;
+
 /// The largest temporary placed on the stack inside a loop, in bytes.
 const MAX_STACK_TEMP: i64 = 64 * 1024;
 
@@ -64,6 +69,8 @@ pub struct Lowering {
     /// The vector types used (for typedefs and helpers).
     pub vector_types: BTreeSet<CType>,
     loop_depth: usize,
+    /// Whether copy loops are unrolled (set while filling or emptying a register accumulator).
+    unroll_copies: bool,
     par_depth: usize,
 }
 
@@ -84,6 +91,7 @@ impl Lowering {
             heap_temps: Vec::new(),
             vector_types: BTreeSet::new(),
             loop_depth: 0,
+            unroll_copies: false,
             par_depth: 0,
         }
     }
@@ -412,6 +420,9 @@ impl Lowering {
         let ValKind::Deferred(d) = &v.kind else {
             return Ok(v);
         };
+        if let Deferred::Slot = &**d {
+            return err("internal: the placeholder of a layout function is read");
+        }
         if let Deferred::Reduce { prim, f, init, xs } = &**d {
             if self.is_value_type(&v.ty) {
                 let name = self.reduce_scalar(*prim, f, init, xs, &v.ty)?;
@@ -439,7 +450,7 @@ impl Lowering {
             Deferred::Reduce { prim, .. } => ("acc", prim.name()),
             Deferred::Map { prim, .. } => ("tmp", prim.name()),
             Deferred::ToMem(_) => ("mem", "toMem"),
-            Deferred::Layout(..) => ("tmp", "a computed array"),
+            Deferred::Layout { .. } | Deferred::Slot => ("tmp", "a computed array"),
         };
         let (buf, _) = self.alloc_temp(&v.ty, hint)?;
         let acc = Acc::mem(&buf, v.ty.clone(), Ix::constant(0), true);
@@ -455,6 +466,14 @@ impl Lowering {
                 aligned_base: true,
             })),
         })
+    }
+
+    /// Whether an accumulator of type `ty` is small enough to be kept in registers.
+    fn fits_in_registers(&self, ty: &Type) -> bool {
+        let bytes = self.scalars(ty).ok().and_then(|n| n.as_const()).zip(
+            Lowering::base_scalar(ty).ok().map(scalar_bytes),
+        );
+        bytes.is_some_and(|(n, b)| n * b <= MAX_REGISTER_BYTES)
     }
 
     fn is_value_type(&self, ty: &Type) -> bool {

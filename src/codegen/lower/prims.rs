@@ -23,18 +23,32 @@ impl Lowering {
         let nat = |i: usize| nats.get(i).cloned().unwrap_or_default();
         let a0 = args.remove(0);
         Ok(match prim {
-            Map => {
-                let xs = self.force(args.remove(0))?;
-                array(View::Map { f: a0, xs }, ty)
+            Map | MapSeq | MapSeqUnroll | MapPar => {
+                let xs = args.remove(0);
+                // `map f xs` of a computed `xs` with `f` only rearranging (any kind of map: it
+                // computes nothing) is written by writing `xs` through `f`'s layouts one level
+                // down, without a temporary.
+                if let ValKind::Deferred(_) = xs.kind {
+                    if let Some(layouts) = self.layout_function(&a0, &xs.ty)? {
+                        return Ok(layouts.into_iter().rev().fold(xs, |inner, (layout, depth)| {
+                            deferred(
+                                Deferred::Layout {
+                                    layout,
+                                    depth: depth + 1,
+                                    inner,
+                                },
+                                ty.clone(),
+                            )
+                        }));
+                    }
+                }
+                if prim == Map {
+                    let xs = self.force(xs)?;
+                    array(View::Map { f: a0, xs }, ty)
+                } else {
+                    deferred(Deferred::Map { prim, f: a0, xs }, ty)
+                }
             }
-            MapSeq | MapSeqUnroll | MapPar => deferred(
-                Deferred::Map {
-                    prim,
-                    f: a0,
-                    xs: args.remove(0),
-                },
-                ty,
-            ),
             Reduce => {
                 return err(
                     "`reduce` is high-level: lower it to `reduceSeq` (a sequential accumulator loop) before code generation",
@@ -109,7 +123,14 @@ impl Lowering {
                     )? as u64),
                 };
                 if matches!(a0.kind, ValKind::Deferred(_)) {
-                    deferred(Deferred::Layout(layout, a0), ty)
+                    deferred(
+                        Deferred::Layout {
+                            layout,
+                            depth: 0,
+                            inner: a0,
+                        },
+                        ty,
+                    )
                 } else {
                     let inner = self.force(a0)?;
                     array(layout_view(layout, inner), ty)
@@ -199,26 +220,82 @@ impl Lowering {
             ToMem => deferred(Deferred::ToMem(a0), ty),
             VectorFromScalar => {
                 let vt = self.ctype(&ty)?;
-                let mut s = self.scalar(a0)?;
-                if !s.is_simple() {
-                    // Name the scalar once: the initializer repeats it in every lane.
-                    let name = self.fresh("s");
-                    self.emit(Stmt::Decl {
-                        ty: CType {
-                            scalar: vt.scalar,
-                            lanes: 1,
-                        },
-                        name: name.clone(),
-                        init: Some(s),
-                    });
-                    s = CExpr::Var(name);
-                }
+                let s = self.scalar(a0)?;
                 Val {
                     ty,
-                    kind: ValKind::Scalar(CExpr::Lanes(vt, vec![s; vt.lanes as usize])),
+                    kind: ValKind::Scalar(self.broadcast(vt, s)),
                 }
             }
         })
+    }
+}
+
+impl Lowering {
+    /// The vector of type `vt` with `s` in every lane: `(f32x8){s, s, …}`, which C compilers
+    /// turn into one broadcast instruction; `s` is named first unless it is a variable or a
+    /// constant, so that it is computed (or loaded) once.
+    pub(super) fn broadcast(&mut self, vt: CType, s: CExpr) -> CExpr {
+        let s = if s.is_simple() {
+            s
+        } else {
+            let name = self.fresh("s");
+            self.emit(Stmt::Decl {
+                ty: CType {
+                    scalar: vt.scalar,
+                    lanes: 1,
+                },
+                name: name.clone(),
+                init: Some(s),
+            });
+            CExpr::Var(name)
+        };
+        CExpr::Lanes(vt, vec![s; vt.lanes as usize])
+    }
+
+    /// When `f` only rearranges its argument (split, join, transpose, asScalar, asVector,
+    /// possibly under `map`s), the layouts it applies, outermost first, each with the number of
+    /// `map`s it sits under; `None` when it computes anything. Found by applying `f` to a
+    /// placeholder that any computation would have to read (which fails).
+    pub(super) fn layout_function<'a>(
+        &mut self,
+        f: &Val<'a>,
+        xs_ty: &Type,
+    ) -> R<Option<Vec<(Layout, usize)>>> {
+        let (TypeNode::Array(_, elem), ValKind::Fun(_)) = (xs_ty.get(), &f.kind) else {
+            return Ok(None);
+        };
+        let slot = Val {
+            ty: elem.clone(),
+            kind: ValKind::Deferred(Rc::new(Deferred::Slot)),
+        };
+        let temps = self.heap_temps.len();
+        self.push_block();
+        let applied = self.apply(f.clone(), slot);
+        let emitted = self.pop_block();
+        self.heap_temps.truncate(temps);
+        let Ok(mut v) = applied else { return Ok(None) };
+        if !emitted.is_empty() {
+            return Ok(None);
+        }
+        let mut chain = Vec::new();
+        loop {
+            let ValKind::Deferred(d) = &v.kind else {
+                return Ok(None);
+            };
+            match &**d {
+                Deferred::Slot => return Ok(Some(chain)),
+                Deferred::Layout {
+                    layout,
+                    depth,
+                    inner,
+                } => {
+                    chain.push((layout.clone(), *depth));
+                    let next = inner.clone();
+                    v = next;
+                }
+                _ => return Ok(None),
+            }
+        }
     }
 }
 

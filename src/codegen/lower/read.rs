@@ -118,9 +118,19 @@ impl Lowering {
                         aligned,
                     }
                 });
+                let value = match load {
+                    Some(load) => load,
+                    // The same element in every lane (a row of A seen along B's columns): a
+                    // broadcast, as `vectorFromScalar` gives.
+                    None if lanes.windows(2).all(|p| p[0] == p[1]) => {
+                        let s = lanes.swap_remove(0);
+                        self.broadcast(ct, s)
+                    }
+                    None => CExpr::Lanes(ct, lanes),
+                };
                 Ok(Val {
                     ty: elem_ty,
-                    kind: ValKind::Scalar(load.unwrap_or(CExpr::Lanes(ct, lanes))),
+                    kind: ValKind::Scalar(value),
                 })
             }
             View::AsScalar { inner, w } => {

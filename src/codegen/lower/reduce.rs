@@ -44,7 +44,9 @@ impl Lowering {
     }
 
     /// A reduction with an array accumulator: in the destination when it is plain memory of the
-    /// accumulator's type, else in a temporary copied out at the end. The body updates the
+    /// accumulator's type, else in a temporary copied out at the end; a small accumulator
+    /// (at most `MAX_REGISTER_BYTES`) always in a local temporary, filled
+    /// and emptied by unrolled copies, so that the C compiler keeps it in registers. The body updates the
     /// accumulator in place when it only reads each element where it writes it.
     pub(super) fn reduce_array<'a>(
         &mut self,
@@ -57,7 +59,8 @@ impl Lowering {
     ) -> R<()> {
         let xs = self.force(xs.clone())?;
         let n = self.len(&xs.ty)?;
-        let plain = mem_region(dest, self)?.filter(|(_, _, t, _)| t == ty);
+        let in_registers = self.fits_in_registers(ty);
+        let plain = mem_region(dest, self)?.filter(|(_, _, t, _)| t == ty && !in_registers);
         let (buf, offset, aligned_base, copy_out) = match plain {
             Some((b, o, _, a)) => (b, o, a, false),
             None => {
@@ -80,7 +83,10 @@ impl Lowering {
                 "{}: initialise the accumulator {buf}",
                 prim.name()
             )));
-            self.write(init.clone(), &acc_mem)?;
+            let unroll = std::mem::replace(&mut self.unroll_copies, in_registers);
+            let written = self.write(init.clone(), &acc_mem);
+            self.unroll_copies = unroll;
+            written?;
         }
         let kind = || {
             if prim == Primitive::ReduceSeqUnroll {
@@ -99,7 +105,18 @@ impl Lowering {
         });
         let stmts = self.pop_block();
         attempt?;
-        if in_place_safe(&stmts, &buf) {
+        // One iteration's statements: reading the previous iteration's result is the point.
+        let iterations: Vec<&[Stmt]> = match stmts.as_slice() {
+            [Stmt::For { body, .. }] => vec![body.as_slice()],
+            blocks => blocks
+                .iter()
+                .map(|b| match b {
+                    Stmt::Block(_, body) => body.as_slice(),
+                    other => std::slice::from_ref(other),
+                })
+                .collect(),
+        };
+        if iterations.iter().all(|body| in_place_safe(body, &buf)) {
             for s in stmts {
                 self.emit(s);
             }
@@ -124,26 +141,95 @@ impl Lowering {
             })?;
         }
         if copy_out {
-            self.copy(&acc_view, dest)?;
+            let unroll = std::mem::replace(&mut self.unroll_copies, in_registers);
+            let copied = self.copy(&acc_view, dest);
+            self.unroll_copies = unroll;
+            copied?;
         }
         Ok(())
     }
 }
 
-/// Whether every read of `buf` in `stmts` is inside a store to `buf` at the same index.
+/// Whether updating the accumulator `buf` in place is safe for the body `stmts`: every read of
+/// an element either sits in the store that writes it back (`acc[i] = acc[i] + x`), or comes
+/// before the only writes of that element (a register accumulator loaded, updated, stored back).
+/// Elements are compared by their index expressions; loop variables are unique, so equal
+/// expressions name the same element in the same iteration. A read and a later write of the
+/// same index inside a common loop whose variable the index does not mention would let a later
+/// iteration read a new value: that is rejected.
 pub(super) fn in_place_safe(stmts: &[Stmt], buf: &str) -> bool {
-    let mut ok = true;
+    let mut accesses = Vec::new();
+    collect_accesses(stmts, buf, &mut Vec::new(), &mut accesses);
+    accesses.iter().enumerate().all(|(at, a)| {
+        let Access::Load { idx, loops, in_own_store } = a else {
+            return true;
+        };
+        if *in_own_store {
+            return true;
+        }
+        let mut written_later = false;
+        for (other_at, other) in accesses.iter().enumerate() {
+            let Access::Store { idx: sidx, loops: sloops } = other else {
+                continue;
+            };
+            if sidx != idx {
+                continue;
+            }
+            if other_at < at {
+                return false;
+            }
+            let shared = loops.iter().zip(sloops).take_while(|(a, b)| a == b);
+            if shared.into_iter().any(|(var, _)| !idx.mentions(var)) {
+                return false;
+            }
+            written_later = true;
+        }
+        written_later
+    })
+}
+
+/// A read or a write of the accumulator, with the loops around it (outermost first).
+enum Access {
+    Load {
+        idx: Ix,
+        loops: Vec<String>,
+        /// Whether the expression read is the value of a store to the same element.
+        in_own_store: bool,
+    },
+    Store {
+        idx: Ix,
+        loops: Vec<String>,
+    },
+}
+
+/// The accesses to `buf` in `stmts`, in program order (a statement's reads before its write).
+fn collect_accesses(stmts: &[Stmt], buf: &str, loops: &mut Vec<String>, out: &mut Vec<Access>) {
     for s in stmts {
-        s.for_each_expr(&mut |target, e| {
-            e.for_each_load(&mut |b, idx, _| {
-                if b == buf {
-                    match target {
-                        Some((tb, tidx)) if tb == buf && tidx == idx => {}
-                        _ => ok = false,
+        match s {
+            Stmt::For { var, body, .. } => {
+                loops.push(var.clone());
+                collect_accesses(body, buf, loops, out);
+                loops.pop();
+            }
+            Stmt::Block(_, body) => collect_accesses(body, buf, loops, out),
+            _ => s.for_each_expr(&mut |target, e| {
+                let target = target.filter(|(tb, _)| *tb == buf);
+                e.for_each_load(&mut |b, idx, _| {
+                    if b == buf {
+                        out.push(Access::Load {
+                            idx: idx.clone(),
+                            loops: loops.clone(),
+                            in_own_store: matches!(target, Some((_, t)) if t == idx),
+                        });
                     }
+                });
+                if let Some((_, idx)) = target {
+                    out.push(Access::Store {
+                        idx: idx.clone(),
+                        loops: loops.clone(),
+                    });
                 }
-            })
-        });
+            }),
+        }
     }
-    ok
 }

@@ -34,9 +34,18 @@ impl Lowering {
                     }
                 }
                 Deferred::ToMem(x) => self.write(x.clone(), acc),
-                Deferred::Layout(layout, inner) => self.write(inner.clone(), &acc.through(layout)),
+                Deferred::Layout {
+                    layout,
+                    depth,
+                    inner,
+                } => self.write(inner.clone(), &acc.through_at(layout, *depth)),
+                Deferred::Slot => err("internal: the placeholder of a layout function is written"),
             },
             ValKind::Array(view) => match &**view {
+                // A `map` that only rearranges (`map (asVector 8)`) is a view: copied.
+                View::Map { f, xs } if self.layout_function(f, &xs.ty)?.is_some() => {
+                    self.copy(&v, acc)
+                }
                 View::Map { .. } => err(
                     "a high-level `map` is in a write position (its result is stored): lower it to `mapSeq`, `mapPar` or `mapSeqUnroll`; `map` may only remain where it is a view that is read",
                 ),
@@ -55,6 +64,10 @@ impl Lowering {
                 View::Transpose { .. } => self.copy(&v, acc),
                 View::AsScalar { inner, w } => {
                     self.write(inner.clone(), &acc.through(&Layout::AsScalar(*w)))
+                }
+                // Vectors of memory are copied as vectors (one load and store per vector).
+                View::AsVector { inner, .. } if matches!(inner.kind, ValKind::Array(_)) => {
+                    self.copy(&v, acc)
                 }
                 View::AsVector { inner, w } => {
                     self.write(inner.clone(), &acc.through(&Layout::AsVector(*w)))
@@ -76,8 +89,34 @@ impl Lowering {
     /// A copy loop from a view into an acceptor.
     pub(super) fn copy<'a>(&mut self, v: &Val<'a>, acc: &Acc) -> R<()> {
         let n = self.len(&v.ty)?;
+        // Filling or emptying a register accumulator: rows of scalars move as vectors, so that
+        // the accumulator is only ever accessed as whole vectors at constant offsets.
+        if let (true, TypeNode::Array(_, elem), Some(len)) =
+            (self.unroll_copies, v.ty.get(), n.as_const())
+        {
+            let lanes = [16, 8, 4].into_iter().find(|w| len % w == 0);
+            if let (TypeNode::Scalar(s), Some(w)) = (elem.get(), lanes) {
+                let vector_row = crate::types::array(
+                    crate::nat::lit((len / w) as u64),
+                    crate::types::vector(crate::nat::lit(w as u64), crate::types::scalar(*s)),
+                );
+                let as_vectors = Val {
+                    ty: vector_row,
+                    kind: ValKind::Array(Rc::new(View::AsVector {
+                        inner: v.clone(),
+                        w: w as u64,
+                    })),
+                };
+                return self.copy(&as_vectors, &acc.through(&Layout::AsScalar(w as u64)));
+            }
+        }
         let hint = loop_name(v);
-        self.loop_(LoopKind::Seq, &hint, n, "copy", &mut |s, i| {
+        let kind = if self.unroll_copies {
+            LoopKind::Unroll
+        } else {
+            LoopKind::Seq
+        };
+        self.loop_(kind, &hint, n, "copy", &mut |s, i| {
             let x = s.elem(v, &i)?;
             s.write(x, &acc.elem(i))
         })
