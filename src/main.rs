@@ -166,8 +166,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         keep: Option<String>,
         /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "baselines")]
         no_baselines: bool,
+        /// Run only these baselines besides the naive one: names of the TVM baselines
+        /// (`parallel`, `cache-blocks`, …) and `openblas`, comma-separated [default: all].
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        baselines: Option<Vec<String>>,
     },
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
@@ -288,6 +292,7 @@ fn run(command: Command) -> ExitCode {
             csv,
             keep,
             no_baselines,
+            baselines,
         } => risec::bench::cli::bench(&risec::bench::cli::BenchArgs {
             program,
             sketches,
@@ -298,7 +303,11 @@ fn run(command: Command) -> ExitCode {
             plot,
             csv,
             keep,
-            baselines: !no_baselines,
+            baselines: if no_baselines {
+                Some(Vec::new())
+            } else {
+                baselines
+            },
         })
         .map(ok),
         Command::EmitC {

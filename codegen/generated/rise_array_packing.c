@@ -53,6 +53,7 @@ int rise_array_packing(int m, int n, int k, float *restrict out, const float *re
             for (int k_a_col = 0; k_a_col < (k / 4); k_a_col++) { // reduceSeq
                 for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
                     float acc1[32] __attribute__((aligned(64)));
+                    // reduceSeq: the accumulator acc1 (32.f32) is small enough to stay in registers
                     // reduceSeq: initialise the accumulator acc1
                     { // copy: iteration 0
                         f32x16_store_aligned(&acc1[0], f32x16_load_aligned(&acc[acc_i * 32]));

@@ -1,6 +1,7 @@
 //! The `risec bench` command line: versions from `--version NAME=FILE.rise`, then
 //! [`super::run`], the table, and the optional CSV and plot.
 
+use super::harness::BASELINES;
 use super::{BenchOptions, Version};
 
 /// The arguments of `risec bench`.
@@ -24,8 +25,30 @@ pub struct BenchArgs {
     pub csv: Option<String>,
     /// Directory to keep the generated C in.
     pub keep: Option<String>,
-    /// Run the hand-written baselines and OpenBLAS.
-    pub baselines: bool,
+    /// The baselines to run besides the naive one (TVM baseline names and `openblas`);
+    /// `None`: all.
+    pub baselines: Option<Vec<String>>,
+}
+
+/// The baselines named on the command line, checked against the known ones (all when `None`).
+fn baseline_selection(names: Option<&[String]>) -> Result<Vec<String>, String> {
+    let known: Vec<&str> = BASELINES
+        .iter()
+        .map(|b| b.0)
+        .chain(["openblas"])
+        .collect();
+    let Some(names) = names else {
+        return Ok(known.iter().map(|s| s.to_string()).collect());
+    };
+    for name in names {
+        if !known.contains(&name.as_str()) {
+            return Err(format!(
+                "error: unknown baseline `{name}` in --baselines (known: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(names.to_vec())
 }
 
 /// Parses `m=1024,n=512,k=256` (all three required, positive).
@@ -121,7 +144,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         sizes,
         threads: args.threads.clone(),
         rounds: args.rounds.max(1),
-        baselines: args.baselines,
+        baselines: baseline_selection(args.baselines.as_deref())?,
         work_dir: args.keep.as_ref().map(std::path::PathBuf::from),
     };
     let report = super::run(&versions, &options, &mut |line| eprintln!("{line}"))?;

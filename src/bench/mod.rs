@@ -33,8 +33,9 @@ pub struct BenchOptions {
     pub threads: Vec<u32>,
     /// Timed rounds (all kernels, interleaved) per thread count.
     pub rounds: u32,
-    /// Also run the hand-written baselines (always the naive one, the reference).
-    pub baselines: bool,
+    /// The baselines to run besides the naive one (always run, the reference): names of
+    /// [`BASELINES`] and `openblas`.
+    pub baselines: Vec<String>,
     /// A directory for the generated C and the executable (a fresh temporary one if `None`).
     pub work_dir: Option<PathBuf>,
 }
@@ -225,11 +226,12 @@ pub fn run(
     let names: Vec<&str> = BASELINES
         .iter()
         .map(|b| b.0)
-        .filter(|n| options.baselines || *n == "naive")
+        .filter(|n| *n == "naive" || options.baselines.iter().any(|b| b == n))
         .collect();
-    let (exe, kernels) = build(versions, &names, options.baselines, &dir, &[])?;
+    let want_openblas = options.baselines.iter().any(|b| b == "openblas");
+    let (exe, kernels) = build(versions, &names, want_openblas, &dir, &[])?;
     let openblas = kernels.iter().any(|(_, o)| *o == Origin::OpenBlas);
-    if options.baselines && !openblas {
+    if want_openblas && !openblas {
         progress(
             "OpenBLAS is not installed (apt-get install libopenblas-dev): its column is left out",
         );

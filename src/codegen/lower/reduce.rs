@@ -65,6 +65,12 @@ impl Lowering {
             Some((b, o, _, a)) => (b, o, a, false),
             None => {
                 let (b, _) = self.alloc_temp(ty, "acc")?;
+                if in_registers {
+                    self.emit(Stmt::Comment(format!(
+                        "{}: the accumulator {b} ({ty}) is small enough to stay in registers",
+                        prim.name()
+                    )));
+                }
                 (b, Ix::constant(0), true, true)
             }
         };

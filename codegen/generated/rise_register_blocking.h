@@ -1,0 +1,12 @@
+#ifndef RISEC_RISE_REGISTER_BLOCKING_H
+#define RISEC_RISE_REGISTER_BLOCKING_H
+
+#include <stdint.h>
+
+/* `matmul` compiled by risec from Rise.
+ * Returns 0 on success; 1 when a size is not positive or violates a divisibility
+ * fact the program relies on, 3 when an array is too large for int indices, 2 when a
+ * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
+int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);
+
+#endif /* RISEC_RISE_REGISTER_BLOCKING_H */
