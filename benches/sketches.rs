@@ -1,5 +1,6 @@
 //! Criterion benchmarks of sketch-guided search: one per matmul version of `sketches/matmul/`
-//! (the seven TVM-schedule steps), plus all seven in a row.
+//! (the seven TVM-schedule steps and the two register-blocked versions), plus the seven TVM
+//! steps in a row.
 //!
 //! Each benchmark times what `risec examples/matmul.rise --sketch sketches/matmul/X.sk` does
 //! after reading its inputs: every guide step (fresh e-graph, saturation until the sketch is
@@ -29,13 +30,16 @@ const VERSIONS: &[&str] = &[
     "parallel",
 ];
 
+/// The register-blocked (BLIS-style) versions, timed on their own.
+const REGISTER_BLOCKED: &[&str] = &["register-blocking", "register-blocking-avx2"];
+
 fn bench(c: &mut Criterion) {
     let program = risec::driver::compile_file("examples/matmul.rise", None).expect("matmul checks");
     let options = SearchOptions::default();
     let mut all = Vec::new();
     let mut group = c.benchmark_group("sketch-guided");
     group.sample_size(10);
-    for v in VERSIONS {
+    for v in VERSIONS.iter().chain(REGISTER_BLOCKED) {
         let path = format!("sketches/matmul/{v}.sk");
         let steps = risec::sketch::resolve::load(Path::new(&path), &program)
             .unwrap_or_else(|e| panic!("{path}: {}", e.rendered));
@@ -50,7 +54,9 @@ fn bench(c: &mut Criterion) {
         group.bench_function(*v, |b| {
             b.iter(|| black_box(optimize_program(&program, &steps, &options, &mut |_| {}).is_ok()))
         });
-        all.push(steps);
+        if VERSIONS.contains(v) {
+            all.push(steps);
+        }
     }
     group.bench_function("all seven", |b| {
         b.iter(|| {
