@@ -117,6 +117,23 @@ fn parallel_is_found_and_verified() {
     );
 }
 
+/// The register-blocked versions (BLIS's loops): found in at most six steps and verified in the
+/// interpreter at the smallest sizes their blocks divide.
+#[test]
+fn register_blocked_versions_are_found_and_verified() {
+    for (name, vector) in [("register-blocking", "<16>f32"), ("register-blocking-avx2", "<8>f32")] {
+        let out = run(
+            "examples/matmul.rise",
+            &format!("sketches/matmul/{name}.sk"),
+        );
+        verify("examples/matmul.rise", &out, &[96, 32, 256]);
+        for p in ["toMem", "mapPar", "mapSeqUnroll", "reduceSeq", vector] {
+            assert!(out.source.contains(p), "{name} lacks {p}:\n{}", out.source);
+        }
+        assert!(out.steps.len() <= 6, "{name} has {} steps", out.steps.len());
+    }
+}
+
 #[test]
 fn other_tile_sizes_need_no_code_change() {
     let out = verify_matmul("sketches/matmul/blocking-64x64-k8.sk");

@@ -285,7 +285,15 @@ impl Printer {
             }
             Primitive::Let => {
                 let ExprKind::Lambda(body) = &b.kind else {
-                    return None;
+                    // `let v f` with `f` not a lambda (a `let` moved out of it): applied to a
+                    // fresh name, `let x = v in (f) x`.
+                    let value = self.expr(a, Prec::Lowest);
+                    let function = self.expr(b, Prec::Atom);
+                    let name = self.fresh("x");
+                    return Some((
+                        format!("let {name} = {value} in {function} {name}"),
+                        Prec::Lowest,
+                    ));
                 };
                 let value = self.expr(a, Prec::Lowest);
                 let name = self.fresh("x");
