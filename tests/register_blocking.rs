@@ -8,7 +8,6 @@
 mod common;
 
 use common::{risec, stderr};
-use risec::bench::{build, cli::sketch_version, Version};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -16,24 +15,7 @@ const VERSIONS: [&str; 2] = ["register-blocking", "register-blocking-avx2"];
 
 fn kernels() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let versions: Vec<Version> = VERSIONS
-            .iter()
-            .map(|v| {
-                sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap()
-            })
-            .collect();
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("register-blocking");
-        let (exe, _) = build(
-            &versions,
-            &["naive", "parallel"],
-            false,
-            &dir,
-            &["-Wall", "-Wextra", "-Werror"],
-        )
-        .unwrap();
-        exe
-    })
+    EXE.get_or_init(|| common::build_sketch_kernels(&VERSIONS, "register-blocking"))
 }
 
 fn verify_all(sizes: (u32, u32, u32), reference: &str, threads: u32) {

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{risec, stderr};
-use risec::bench::{build, cli::sketch_version, Version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -24,24 +23,7 @@ const VERSIONS: [&str; 7] = [
 
 fn kernels() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let versions: Vec<Version> = VERSIONS
-            .iter()
-            .map(|v| {
-                sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap()
-            })
-            .collect();
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sketch-kernels");
-        let (exe, _) = build(
-            &versions,
-            &["naive", "parallel"],
-            false,
-            &dir,
-            &["-Wall", "-Wextra", "-Werror"],
-        )
-        .unwrap();
-        exe
-    })
+    EXE.get_or_init(|| common::build_sketch_kernels(&VERSIONS, "sketch-kernels"))
 }
 
 fn verify(sizes: (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> {

@@ -123,26 +123,30 @@ pub(crate) fn argument_modes(e: &Expr, written: bool) -> Vec<bool> {
         }
         ExprKind::Prim(Primitive::ToMem) => vec![true],
         ExprKind::Prim(Primitive::Let) => vec![true, written],
-        ExprKind::Prim(
-            Primitive::Join
+        ExprKind::Prim(p) if is_layout_primitive(p) => vec![written],
+        ExprKind::Prim(Primitive::MakePair | Primitive::Zip) => vec![written, written],
+        _ => Vec::new(),
+    }
+}
+
+/// The primitives that only rearrange their one data argument.
+fn is_layout_primitive(p: Primitive) -> bool {
+    matches!(
+        p,
+        Primitive::Join
             | Primitive::Split
             | Primitive::Transpose
             | Primitive::AsScalar
             | Primitive::AsVector
             | Primitive::AsVectorAligned
-            | Primitive::MakePair
-            | Primitive::Zip,
-        ) => vec![written, written],
-        _ => Vec::new(),
-    }
+    )
 }
 
 /// Whether `f` only rearranges its argument: a composition of `join`, `split`, `transpose`,
 /// `asScalar`, `asVector` and maps of such functions (`map transpose`), eta-reduced or as a
 /// lambda applying them to its parameter.
 pub(crate) fn is_layout_function(f: &Expr) -> bool {
-    /// Whether `e` (under `depth` lambdas of the function) applies layout functions to the
-    /// function's parameter, De Bruijn index `depth`.
+    /// Whether `e` applies layout functions to the function's parameter (De Bruijn index 0).
     fn applies_to_param(e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Var(0) => true,
@@ -155,14 +159,7 @@ pub(crate) fn is_layout_function(f: &Expr) -> bool {
         _ => {
             let (head, args) = spine(f);
             match head.kind {
-                ExprKind::Prim(
-                    Primitive::Join
-                    | Primitive::Split
-                    | Primitive::Transpose
-                    | Primitive::AsScalar
-                    | Primitive::AsVector
-                    | Primitive::AsVectorAligned,
-                ) => args.is_empty(),
+                ExprKind::Prim(p) if is_layout_primitive(p) => args.is_empty(),
                 ExprKind::Prim(
                     Primitive::Map
                     | Primitive::MapSeq

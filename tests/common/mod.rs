@@ -72,3 +72,24 @@ pub fn verify_kernels(
     }
     names
 }
+
+/// Finds each named version of `examples/matmul.rise` with its sketch
+/// (`sketches/matmul/NAME.sk`), builds them with the naive and parallel baselines into a driver
+/// in the target directory's `dir` (gcc with `-Wall -Wextra -Werror`), and returns the driver.
+pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> PathBuf {
+    use risec::bench::{build, cli::sketch_version, Version};
+    let versions: Vec<Version> = versions
+        .iter()
+        .map(|v| sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap())
+        .collect();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    let (exe, _) = build(
+        &versions,
+        &["naive", "parallel"],
+        false,
+        &dir,
+        &["-Wall", "-Wextra", "-Werror"],
+    )
+    .unwrap();
+    exe
+}
