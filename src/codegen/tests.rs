@@ -165,3 +165,50 @@ fn a_fractional_size_without_its_fact_is_an_error() {
         "{e}"
     );
 }
+
+#[test]
+fn maps_that_only_rearrange_are_written_through_without_a_temporary() {
+    // The rows computed by the mapSeq are written transposed, column-block by column-block.
+    let c = compile(
+        "def f {n : nat} (x : n.(4*8).f32) : n.(4*8).f32 = \
+         x |> mapSeq (fun r => r |> split 8 |> mapSeq (fun b => mapSeq (fun v => v * 2.0) b)) \
+           |> mapSeq (fun r => join r)",
+    )
+    .unwrap();
+    assert!(!c.contains("aligned_alloc") && !c.contains("tmp["), "{c}");
+    assert!(c.contains("out[x_row * 32 + "), "{c}");
+}
+
+#[test]
+fn a_small_tile_accumulator_stays_in_registers_and_updates_the_output_in_place() {
+    // An outer reduction accumulating into the output; each step loads 2×8 tiles of it into a
+    // register accumulator, adds 4 vectors, and stores them back.
+    let c = compile(
+        "def f {n : nat} (xs : n.2.8.f32) : 2.8.f32 = \
+         xs |> reduceSeq (fun acc x => \
+           zip (acc |> split 2) (x |> split 2) |> mapSeq (fun p => \
+             generate (fun (i : idx[4]) => snd p) \
+             |> reduceSeq (fun t y => zip t y |> mapSeqUnroll (fun q => \
+                  zip (asVector 8 (fst q)) (asVector 8 (snd q)) |> mapSeqUnroll (fun v => fst v + snd v) |> asScalar)) \
+                (fst p)) |> join) \
+           (generate (fun i => generate (fun j => 0.0)))",
+    )
+    .unwrap();
+    assert!(c.contains("small enough to stay in registers"), "{c}");
+    // No second copy of the output for the outer reduction: the tile is read before it is
+    // written back.
+    assert!(!c.contains("next"), "{c}");
+    assert!(c.contains("f32x8_store"), "{c}");
+}
+
+#[test]
+fn a_vector_of_one_repeated_element_is_a_broadcast() {
+    let c = compile(
+        "def f {n : nat} (a : n.f32) (b : n.8.f32) : n.8.f32 = \
+         zip a b |> mapSeq (fun p => \
+           zip (generate (fun (j : idx[8]) => fst p) |> asVector 8) (snd p |> asVector 8) \
+           |> mapSeq (fun v => fst v * snd v) |> asScalar)",
+    )
+    .unwrap();
+    assert!(c.contains("(f32x8){s, s, s, s, s, s, s, s}"), "{c}");
+}

@@ -265,6 +265,17 @@ mod tests {
     }
 
     #[test]
+    fn a_map_that_only_rearranges_passes_the_write_position_to_its_array() {
+        // The inner maps are written through `map join` and `transpose`, so they become loops.
+        let out = lowered(
+            "def f {n : nat} (xs : n.4.8.f32) : 4.(n*8).f32 =\n\
+             xs |> map (fun x => map (map (fun v => v * 2.0)) x) |> transpose |> map join",
+        );
+        assert_eq!(out.matches("mapSeq").count(), 3, "{out}");
+        assert!(!out.contains("map ("), "{out}");
+    }
+
+    #[test]
     fn lets_move_out_of_loops() {
         let out = lowered(
             "def f {n m : nat} (xs : n.f32) (ys : m.f32) : n.m.f32 =\n\
