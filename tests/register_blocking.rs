@@ -72,5 +72,5 @@ fn the_micro_kernel_is_recognisable_in_the_c() {
         assert!(source.contains(expected), "`{expected}` not in:\n{source}");
     }
     // Two packed copies, allocated once, outside every loop.
-    assert_eq!(source.matches("aligned_alloc(").count(), 2, "{source}");
+    assert_eq!(source.matches("= rise_temp_alloc(").count(), 2, "{source}");
 }

@@ -20,6 +20,22 @@ static inline f32x32 f32x32_load_aligned(const float *p) { return *(const f32x32
 #define f32x32_store(p, ...) do { f32x32 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
 #define f32x32_store_aligned(p, ...) (*(f32x32 *)__builtin_assume_aligned((p), 128) = (__VA_ARGS__))
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/* Heap temporaries: 64-byte aligned; large ones 2 MiB aligned, in huge pages where possible. */
+static void *rise_temp_alloc(size_t bytes) {
+    const size_t huge = (size_t)1 << 21;
+    if (bytes < huge) return aligned_alloc(64, (bytes + 63) / 64 * 64);
+    size_t rounded = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, rounded);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 /* `matmul` compiled by risec from Rise.
  * Returns 0 on success; 1 when a size is not positive or violates a divisibility
  * fact the program relies on, 3 when an array is too large for int indices, 2 when a
@@ -30,7 +46,7 @@ int rise_parallel(int m, int n, int k, float *restrict out, const float *restric
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
     if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 32) * 32 > INT_MAX) return 3;
-    float *mem = aligned_alloc(64, (((size_t)(k * (n / 32) * 32) * sizeof(float) + 63) / 64) * 64);
+    float *mem = rise_temp_alloc((size_t)(k * (n / 32) * 32) * sizeof(float));
     if (!mem) { free(mem); return 2; }
     // toMem: materialised into mem because it is read
     #pragma omp parallel for

@@ -64,7 +64,7 @@ fn broadcasts_are_initialisers_and_temporaries_are_aligned() {
         c.contains("f32x8_load_aligned(&mem["),
         "temporaries are: {c}"
     );
-    assert!(c.contains("aligned_alloc(64,"), "{c}");
+    assert!(c.contains("= rise_temp_alloc("), "{c}");
     assert!(c.contains("free(mem);"), "{c}");
 }
 
@@ -175,7 +175,7 @@ fn maps_that_only_rearrange_are_written_through_without_a_temporary() {
            |> mapSeq (fun r => join r)",
     )
     .unwrap();
-    assert!(!c.contains("aligned_alloc") && !c.contains("tmp["), "{c}");
+    assert!(!c.contains("rise_temp_alloc") && !c.contains("tmp["), "{c}");
     assert!(c.contains("out[x_row * 32 + "), "{c}");
 }
 
