@@ -31,7 +31,7 @@ const VERSIONS: &[&str] = &[
 ];
 
 /// The register-blocked (BLIS-style) versions, timed on their own.
-const REGISTER_BLOCKED: &[&str] = &["register-blocking", "register-blocking-avx2"];
+const REGISTER_BLOCKED: &[&str] = &["register-blocking", "register-blocking-avx512"];
 
 fn bench(c: &mut Criterion) {
     let program = risec::driver::compile_file("examples/matmul.rise", None).expect("matmul checks");

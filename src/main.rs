@@ -153,7 +153,8 @@ enum Command {
         /// OpenMP thread counts, e.g. `1,2`.
         #[arg(long, default_value = "1", value_delimiter = ',')]
         threads: Vec<u32>,
-        /// Timed rounds per thread count (kernels interleaved; the median is reported).
+        /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
+        /// slower than 2 s, the naive loop at large sizes, is timed once).
         #[arg(long, default_value_t = 7)]
         rounds: u32,
         /// Draw GFLOP/s bars to this SVG file.

@@ -28,14 +28,14 @@ int rise_blocking(int m, int n, int k, float *restrict out, const float *restric
             for (int k_a_col = 0; k_a_col < (k / 4); k_a_col++) { // reduceSeq
                 // reduceSeq: initialise the accumulator acc
                 for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
-                    for (int acc_i = 0; acc_i < 32; acc_i++) { // copy
-                        acc[acc_row * 32 + acc_i] = acc[acc_row * 32 + acc_i];
+                    for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // copy
+                        acc[acc_row * 32 + acc_i2] = acc[acc_row * 32 + acc_i2];
                     }
                 }
                 for (int k_acc_col = 0; k_acc_col < 4; k_acc_col++) { // reduceSeq
-                    for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
-                        for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // mapSeq
-                            acc[acc_i1 * 32 + acc_i2] = acc[acc_i1 * 32 + acc_i2] + (a[a_blk * k * 32 + acc_i1 * k + k_a_col * 4 + k_acc_col] * b[k_a_col * n * 4 + k_acc_col * n + a_col * 32 + acc_i2]);
+                    for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
+                        for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
+                            acc[acc_i * 32 + acc_i1] = acc[acc_i * 32 + acc_i1] + (a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_acc_col] * b[k_a_col * n * 4 + k_acc_col * n + a_col * 32 + acc_i1]);
                         }
                     }
                 }

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef float f32x16 __attribute__((vector_size(64)));
-static inline f32x16 f32x16_load(const float *p) { f32x16 v; memcpy(&v, p, sizeof v); return v; }
-static inline f32x16 f32x16_load_aligned(const float *p) { return *(const f32x16 *)__builtin_assume_aligned(p, 64); }
-/* stores are macros: passing a wide vector by value makes gcc print an ABI note */
-#define f32x16_store(p, ...) do { f32x16 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
-#define f32x16_store_aligned(p, ...) (*(f32x16 *)__builtin_assume_aligned((p), 64) = (__VA_ARGS__))
+typedef float f32x8 __attribute__((vector_size(32)));
+/* loads and stores are macros: vectors wider than the target's registers passed to or
+   returned from functions make gcc print an ABI note (an error with -Werror) */
+#define f32x8_load(p) ({ f32x8 l_; memcpy(&l_, (p), sizeof l_); l_; })
+#define f32x8_load_aligned(p) (*(const f32x8 *)__builtin_assume_aligned((p), 32))
+#define f32x8_store(p, ...) do { f32x8 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
+#define f32x8_store_aligned(p, ...) (*(f32x8 *)__builtin_assume_aligned((p), 32) = (__VA_ARGS__))
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -35,28 +36,28 @@ static void *rise_temp_alloc(size_t bytes) {
  * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
 int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
-    if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
+    if (((long long)n) % 16 != 0) return 1; /* assumes `n/16` is a whole number */
     if (((long long)k) % 256 != 0) return 1; /* assumes `k/256` is a whole number */
     if (((long long)m) % 96 != 0) return 1; /* assumes `m/96` is a whole number */
-    if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 32) * 32 > INT_MAX || (long long)k * ((long long)m / 8) * 8 > INT_MAX) return 3;
-    float *mem = rise_temp_alloc((size_t)(k * (n / 32) * 32) * sizeof(float));
-    float *mem1 = rise_temp_alloc((size_t)(k * (m / 8) * 8) * sizeof(float));
+    if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 16) * 16 > INT_MAX || (long long)k * ((long long)m / 6) * 6 > INT_MAX) return 3;
+    float *mem = rise_temp_alloc((size_t)(k * (n / 16) * 16) * sizeof(float));
+    float *mem1 = rise_temp_alloc((size_t)(k * (m / 6) * 6) * sizeof(float));
     if (!mem || !mem1) { free(mem); free(mem1); return 2; }
     // toMem: materialised into mem because it is read
     #pragma omp parallel for
-    for (int b_blk = 0; b_blk < (n / 32); b_blk++) { // mapPar
+    for (int b_blk = 0; b_blk < (n / 16); b_blk++) { // mapPar
         for (int b_col = 0; b_col < k; b_col++) { // copy
-            for (int b_i = 0; b_i < 32; b_i++) { // copy
-                mem[b_blk * k * 32 + b_col * 32 + b_i] = b[b_col * n + b_blk * 32 + b_i];
+            for (int b_i = 0; b_i < 16; b_i++) { // copy
+                mem[b_blk * k * 16 + b_col * 16 + b_i] = b[b_col * n + b_blk * 16 + b_i];
             }
         }
     }
     // toMem: materialised into mem1 because it is read
     #pragma omp parallel for
-    for (int a_blk = 0; a_blk < (m / 8); a_blk++) { // mapPar
+    for (int a_blk = 0; a_blk < (m / 6); a_blk++) { // mapPar
         for (int a_col = 0; a_col < k; a_col++) { // copy
-            for (int a_i = 0; a_i < 8; a_i++) { // copy
-                mem1[a_blk * k * 8 + a_col * 8 + a_i] = a[a_blk * k * 8 + a_i * k + a_col];
+            for (int a_i = 0; a_i < 6; a_i++) { // copy
+                mem1[a_blk * k * 6 + a_col * 6 + a_i] = a[a_blk * k * 6 + a_i * k + a_col];
             }
         }
     }
@@ -69,219 +70,167 @@ int rise_register_blocking(int m, int n, int k, float *restrict out, const float
     for (int k_mem1_col = 0; k_mem1_col < (k / 256); k_mem1_col++) { // reduceSeq
         #pragma omp parallel for
         for (int out_blk = 0; out_blk < (m / 96); out_blk++) { // mapPar
-            for (int out_col = 0; out_col < (n / 32); out_col++) { // mapSeq
-                for (int out_row = 0; out_row < 12; out_row++) { // mapSeq
-                    float acc[256] __attribute__((aligned(64)));
-                    // reduceSeq: the accumulator acc (8.32.f32) is small enough to stay in registers
+            for (int out_col = 0; out_col < (n / 16); out_col++) { // mapSeq
+                for (int out_row = 0; out_row < 16; out_row++) { // mapSeq
+                    float acc[96] __attribute__((aligned(64)));
+                    // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
                     // reduceSeq: initialise the accumulator acc
                     { // copy: iteration 0
                         { // copy: iteration 0
-                            f32x16_store_aligned(&acc[0], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32]));
+                            f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16]));
                         }
                         { // copy: iteration 1
-                            f32x16_store_aligned(&acc[16], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + 16]));
+                            f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + 8]));
                         }
                     }
                     { // copy: iteration 1
                         { // copy: iteration 0
-                            f32x16_store_aligned(&acc[32], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n]));
+                            f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n]));
                         }
                         { // copy: iteration 1
-                            f32x16_store_aligned(&acc[48], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n + 16]));
+                            f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n + 8]));
                         }
                     }
                     { // copy: iteration 2
                         { // copy: iteration 0
-                            f32x16_store_aligned(&acc[64], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 2]));
+                            f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 2]));
                         }
                         { // copy: iteration 1
-                            f32x16_store_aligned(&acc[80], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 2 + 16]));
+                            f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 2 + 8]));
                         }
                     }
                     { // copy: iteration 3
                         { // copy: iteration 0
-                            f32x16_store_aligned(&acc[96], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 3]));
+                            f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 3]));
                         }
                         { // copy: iteration 1
-                            f32x16_store_aligned(&acc[112], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 3 + 16]));
+                            f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 3 + 8]));
                         }
                     }
                     { // copy: iteration 4
                         { // copy: iteration 0
-                            f32x16_store_aligned(&acc[128], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 4]));
+                            f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 4]));
                         }
                         { // copy: iteration 1
-                            f32x16_store_aligned(&acc[144], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 4 + 16]));
+                            f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 4 + 8]));
                         }
                     }
                     { // copy: iteration 5
                         { // copy: iteration 0
-                            f32x16_store_aligned(&acc[160], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 5]));
+                            f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 5]));
                         }
                         { // copy: iteration 1
-                            f32x16_store_aligned(&acc[176], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 5 + 16]));
-                        }
-                    }
-                    { // copy: iteration 6
-                        { // copy: iteration 0
-                            f32x16_store_aligned(&acc[192], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 6]));
-                        }
-                        { // copy: iteration 1
-                            f32x16_store_aligned(&acc[208], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 6 + 16]));
-                        }
-                    }
-                    { // copy: iteration 7
-                        { // copy: iteration 0
-                            f32x16_store_aligned(&acc[224], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 7]));
-                        }
-                        { // copy: iteration 1
-                            f32x16_store_aligned(&acc[240], f32x16_load(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 7 + 16]));
+                            f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 5 + 8]));
                         }
                     }
                     for (int k_out_col = 0; k_out_col < 256; k_out_col++) { // reduceSeq
                         { // mapSeqUnroll: iteration 0
                             { // mapSeqUnroll: iteration 0
-                                float s = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8];
-                                f32x16_store_aligned(&acc[0], f32x16_load_aligned(&acc[0]) + ((f32x16){s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
+                                float s = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6];
+                                f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16])));
                             }
                             { // mapSeqUnroll: iteration 1
-                                float s1 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8];
-                                f32x16_store_aligned(&acc[16], f32x16_load_aligned(&acc[16]) + ((f32x16){s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
+                                float s1 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6];
+                                f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16 + 8])));
                             }
                         }
                         { // mapSeqUnroll: iteration 1
                             { // mapSeqUnroll: iteration 0
-                                float s2 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 1];
-                                f32x16_store_aligned(&acc[32], f32x16_load_aligned(&acc[32]) + ((f32x16){s2, s2, s2, s2, s2, s2, s2, s2, s2, s2, s2, s2, s2, s2, s2, s2} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
+                                float s2 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 1];
+                                f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16])));
                             }
                             { // mapSeqUnroll: iteration 1
-                                float s3 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 1];
-                                f32x16_store_aligned(&acc[48], f32x16_load_aligned(&acc[48]) + ((f32x16){s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
+                                float s3 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 1];
+                                f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16 + 8])));
                             }
                         }
                         { // mapSeqUnroll: iteration 2
                             { // mapSeqUnroll: iteration 0
-                                float s4 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 2];
-                                f32x16_store_aligned(&acc[64], f32x16_load_aligned(&acc[64]) + ((f32x16){s4, s4, s4, s4, s4, s4, s4, s4, s4, s4, s4, s4, s4, s4, s4, s4} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
+                                float s4 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 2];
+                                f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16])));
                             }
                             { // mapSeqUnroll: iteration 1
-                                float s5 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 2];
-                                f32x16_store_aligned(&acc[80], f32x16_load_aligned(&acc[80]) + ((f32x16){s5, s5, s5, s5, s5, s5, s5, s5, s5, s5, s5, s5, s5, s5, s5, s5} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
+                                float s5 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 2];
+                                f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16 + 8])));
                             }
                         }
                         { // mapSeqUnroll: iteration 3
                             { // mapSeqUnroll: iteration 0
-                                float s6 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 3];
-                                f32x16_store_aligned(&acc[96], f32x16_load_aligned(&acc[96]) + ((f32x16){s6, s6, s6, s6, s6, s6, s6, s6, s6, s6, s6, s6, s6, s6, s6, s6} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
+                                float s6 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 3];
+                                f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16])));
                             }
                             { // mapSeqUnroll: iteration 1
-                                float s7 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 3];
-                                f32x16_store_aligned(&acc[112], f32x16_load_aligned(&acc[112]) + ((f32x16){s7, s7, s7, s7, s7, s7, s7, s7, s7, s7, s7, s7, s7, s7, s7, s7} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
+                                float s7 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 3];
+                                f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16 + 8])));
                             }
                         }
                         { // mapSeqUnroll: iteration 4
                             { // mapSeqUnroll: iteration 0
-                                float s8 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 4];
-                                f32x16_store_aligned(&acc[128], f32x16_load_aligned(&acc[128]) + ((f32x16){s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
+                                float s8 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 4];
+                                f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16])));
                             }
                             { // mapSeqUnroll: iteration 1
-                                float s9 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 4];
-                                f32x16_store_aligned(&acc[144], f32x16_load_aligned(&acc[144]) + ((f32x16){s9, s9, s9, s9, s9, s9, s9, s9, s9, s9, s9, s9, s9, s9, s9, s9} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
+                                float s9 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 4];
+                                f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16 + 8])));
                             }
                         }
                         { // mapSeqUnroll: iteration 5
                             { // mapSeqUnroll: iteration 0
-                                float s10 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 5];
-                                f32x16_store_aligned(&acc[160], f32x16_load_aligned(&acc[160]) + ((f32x16){s10, s10, s10, s10, s10, s10, s10, s10, s10, s10, s10, s10, s10, s10, s10, s10} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
+                                float s10 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 5];
+                                f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16])));
                             }
                             { // mapSeqUnroll: iteration 1
-                                float s11 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 5];
-                                f32x16_store_aligned(&acc[176], f32x16_load_aligned(&acc[176]) + ((f32x16){s11, s11, s11, s11, s11, s11, s11, s11, s11, s11, s11, s11, s11, s11, s11, s11} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
-                            }
-                        }
-                        { // mapSeqUnroll: iteration 6
-                            { // mapSeqUnroll: iteration 0
-                                float s12 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 6];
-                                f32x16_store_aligned(&acc[192], f32x16_load_aligned(&acc[192]) + ((f32x16){s12, s12, s12, s12, s12, s12, s12, s12, s12, s12, s12, s12, s12, s12, s12, s12} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
-                            }
-                            { // mapSeqUnroll: iteration 1
-                                float s13 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 6];
-                                f32x16_store_aligned(&acc[208], f32x16_load_aligned(&acc[208]) + ((f32x16){s13, s13, s13, s13, s13, s13, s13, s13, s13, s13, s13, s13, s13, s13, s13, s13} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
-                            }
-                        }
-                        { // mapSeqUnroll: iteration 7
-                            { // mapSeqUnroll: iteration 0
-                                float s14 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 7];
-                                f32x16_store_aligned(&acc[224], f32x16_load_aligned(&acc[224]) + ((f32x16){s14, s14, s14, s14, s14, s14, s14, s14, s14, s14, s14, s14, s14, s14, s14, s14} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32])));
-                            }
-                            { // mapSeqUnroll: iteration 1
-                                float s15 = mem1[out_blk * k * 96 + out_row * k * 8 + k_mem1_col * 2048 + k_out_col * 8 + 7];
-                                f32x16_store_aligned(&acc[240], f32x16_load_aligned(&acc[240]) + ((f32x16){s15, s15, s15, s15, s15, s15, s15, s15, s15, s15, s15, s15, s15, s15, s15, s15} * f32x16_load(&mem[out_col * k * 32 + k_mem1_col * 8192 + k_out_col * 32 + 16])));
+                                float s11 = mem1[out_blk * k * 96 + out_row * k * 6 + k_mem1_col * 1536 + k_out_col * 6 + 5];
+                                f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[out_col * k * 16 + k_mem1_col * 4096 + k_out_col * 16 + 8])));
                             }
                         }
                     }
                     { // copy: iteration 0
                         { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32], f32x16_load_aligned(&acc[0]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16], f32x8_load_aligned(&acc[0]));
                         }
                         { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + 16], f32x16_load_aligned(&acc[16]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
                         }
                     }
                     { // copy: iteration 1
                         { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n], f32x16_load_aligned(&acc[32]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
                         }
                         { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n + 16], f32x16_load_aligned(&acc[48]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
                         }
                     }
                     { // copy: iteration 2
                         { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 2], f32x16_load_aligned(&acc[64]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
                         }
                         { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 2 + 16], f32x16_load_aligned(&acc[80]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
                         }
                     }
                     { // copy: iteration 3
                         { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 3], f32x16_load_aligned(&acc[96]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
                         }
                         { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 3 + 16], f32x16_load_aligned(&acc[112]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
                         }
                     }
                     { // copy: iteration 4
                         { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 4], f32x16_load_aligned(&acc[128]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
                         }
                         { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 4 + 16], f32x16_load_aligned(&acc[144]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
                         }
                     }
                     { // copy: iteration 5
                         { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 5], f32x16_load_aligned(&acc[160]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
                         }
                         { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 5 + 16], f32x16_load_aligned(&acc[176]));
-                        }
-                    }
-                    { // copy: iteration 6
-                        { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 6], f32x16_load_aligned(&acc[192]));
-                        }
-                        { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 6 + 16], f32x16_load_aligned(&acc[208]));
-                        }
-                    }
-                    { // copy: iteration 7
-                        { // copy: iteration 0
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 7], f32x16_load_aligned(&acc[224]));
-                        }
-                        { // copy: iteration 1
-                            f32x16_store(&out[out_blk * n * 96 + out_row * n * 8 + out_col * 32 + n * 7 + 16], f32x16_load_aligned(&acc[240]));
+                            f32x8_store(&out[out_blk * n * 96 + out_row * n * 6 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
                         }
                     }
                 }

@@ -7,9 +7,10 @@
 #include <string.h>
 
 typedef float f32x32 __attribute__((vector_size(128)));
-static inline f32x32 f32x32_load(const float *p) { f32x32 v; memcpy(&v, p, sizeof v); return v; }
-static inline f32x32 f32x32_load_aligned(const float *p) { return *(const f32x32 *)__builtin_assume_aligned(p, 128); }
-/* stores are macros: passing a wide vector by value makes gcc print an ABI note */
+/* loads and stores are macros: vectors wider than the target's registers passed to or
+   returned from functions make gcc print an ABI note (an error with -Werror) */
+#define f32x32_load(p) ({ f32x32 l_; memcpy(&l_, (p), sizeof l_); l_; })
+#define f32x32_load_aligned(p) (*(const f32x32 *)__builtin_assume_aligned((p), 128))
 #define f32x32_store(p, ...) do { f32x32 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
 #define f32x32_store_aligned(p, ...) (*(f32x32 *)__builtin_assume_aligned((p), 128) = (__VA_ARGS__))
 
@@ -35,15 +36,15 @@ int rise_vectorization(int m, int n, int k, float *restrict out, const float *re
             for (int k_a_col = 0; k_a_col < (k / 4); k_a_col++) { // reduceSeq
                 // reduceSeq: initialise the accumulator acc
                 for (int acc_row = 0; acc_row < 32; acc_row++) { // copy
-                    for (int acc_i = 0; acc_i < 32; acc_i++) { // copy
-                        acc[acc_row * 32 + acc_i] = acc[acc_row * 32 + acc_i];
+                    for (int acc_i2 = 0; acc_i2 < 32; acc_i2++) { // copy
+                        acc[acc_row * 32 + acc_i2] = acc[acc_row * 32 + acc_i2];
                     }
                 }
                 for (int k_acc_col = 0; k_acc_col < 4; k_acc_col++) { // reduceSeq
-                    for (int acc_i1 = 0; acc_i1 < 32; acc_i1++) { // mapSeq
-                        for (int acc_i2 = 0; acc_i2 < 1; acc_i2++) { // mapSeq
-                            float s = a[a_blk * k * 32 + acc_i1 * k + k_a_col * 4 + k_acc_col];
-                            f32x32_store(&acc[acc_i1 * 32 + acc_i2 * 32], f32x32_load(&acc[acc_i1 * 32 + acc_i2 * 32]) + ((f32x32){s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s} * f32x32_load(&b[k_a_col * n * 4 + k_acc_col * n + a_col * 32 + acc_i2 * 32])));
+                    for (int acc_i = 0; acc_i < 32; acc_i++) { // mapSeq
+                        for (int acc_i1 = 0; acc_i1 < 1; acc_i1++) { // mapSeq
+                            float s = a[a_blk * k * 32 + acc_i * k + k_a_col * 4 + k_acc_col];
+                            f32x32_store(&acc[acc_i * 32 + acc_i1 * 32], f32x32_load(&acc[acc_i * 32 + acc_i1 * 32]) + ((f32x32){s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s} * f32x32_load(&b[k_a_col * n * 4 + k_acc_col * n + a_col * 32 + acc_i1 * 32])));
                         }
                     }
                 }

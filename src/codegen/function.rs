@@ -422,9 +422,10 @@ fn vector_helpers(v: CType) -> String {
         };
     format!(
         "typedef {s} {t} __attribute__((vector_size({bytes})));\n\
-         static inline {t} {t}_load(const {s} *p) {{ {t} v; memcpy(&v, p, sizeof v); return v; }}\n\
-         static inline {t} {t}_load_aligned(const {s} *p) {{ return *(const {t} *)__builtin_assume_aligned(p, {bytes}); }}\n\
-         /* stores are macros: passing a wide vector by value makes gcc print an ABI note */\n\
+         /* loads and stores are macros: vectors wider than the target's registers passed to or\n   \
+         returned from functions make gcc print an ABI note (an error with -Werror) */\n\
+         #define {t}_load(p) ({{ {t} l_; memcpy(&l_, (p), sizeof l_); l_; }})\n\
+         #define {t}_load_aligned(p) (*(const {t} *)__builtin_assume_aligned((p), {bytes}))\n\
          #define {t}_store(p, ...) do {{ {t} v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); }} while (0)\n\
          #define {t}_store_aligned(p, ...) (*({t} *)__builtin_assume_aligned((p), {bytes}) = (__VA_ARGS__))\n\n"
     )

@@ -71,6 +71,10 @@ pub struct Lowering {
     loop_depth: usize,
     /// Whether copy loops are unrolled (set while filling or emptying a register accumulator).
     unroll_copies: bool,
+    /// The vector width at which the register accumulator being filled or emptied is accessed
+    /// in its loop: its copies use the same width, or the C compiler cannot keep it in
+    /// registers (a row copied as 16 lanes and updated as 8 stays in memory).
+    copy_lanes: Option<u64>,
     par_depth: usize,
 }
 
@@ -92,6 +96,7 @@ impl Lowering {
             vector_types: BTreeSet::new(),
             loop_depth: 0,
             unroll_copies: false,
+            copy_lanes: None,
             par_depth: 0,
         }
     }

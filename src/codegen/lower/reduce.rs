@@ -83,17 +83,6 @@ impl Lowering {
             })),
         };
         let acc_mem = Acc::mem(&buf, ty.clone(), offset.clone(), aligned_base);
-        let same_region = matches!(&init.kind, ValKind::Array(v) if matches!(&**v, View::Mem { buf: b, offset: o, .. } if *b == buf && *o == offset));
-        if !same_region {
-            self.emit(Stmt::Comment(format!(
-                "{}: initialise the accumulator {buf}",
-                prim.name()
-            )));
-            let unroll = std::mem::replace(&mut self.unroll_copies, in_registers);
-            let written = self.write(init.clone(), &acc_mem);
-            self.unroll_copies = unroll;
-            written?;
-        }
         let kind = || {
             if prim == Primitive::ReduceSeqUnroll {
                 LoopKind::Unroll
@@ -111,6 +100,25 @@ impl Lowering {
         });
         let stmts = self.pop_block();
         attempt?;
+        // The accumulator is initialised before the loop, lowered first so that a register
+        // accumulator's copies use the width of its accesses in the loop.
+        let lanes = if in_registers {
+            access_lanes(&stmts, &buf)
+        } else {
+            None
+        };
+        let same_region = matches!(&init.kind, ValKind::Array(v) if matches!(&**v, View::Mem { buf: b, offset: o, .. } if *b == buf && *o == offset));
+        if !same_region {
+            self.emit(Stmt::Comment(format!(
+                "{}: initialise the accumulator {buf}",
+                prim.name()
+            )));
+            let saved = (self.unroll_copies, self.copy_lanes);
+            (self.unroll_copies, self.copy_lanes) = (in_registers, lanes);
+            let written = self.write(init.clone(), &acc_mem);
+            (self.unroll_copies, self.copy_lanes) = saved;
+            written?;
+        }
         // One iteration's statements: reading the previous iteration's result is the point.
         let iterations: Vec<&[Stmt]> = match stmts.as_slice() {
             [Stmt::For { body, .. }] => vec![body.as_slice()],
@@ -147,9 +155,10 @@ impl Lowering {
             })?;
         }
         if copy_out {
-            let unroll = std::mem::replace(&mut self.unroll_copies, in_registers);
+            let saved = (self.unroll_copies, self.copy_lanes);
+            (self.unroll_copies, self.copy_lanes) = (in_registers, lanes);
             let copied = self.copy(&acc_view, dest);
-            self.unroll_copies = unroll;
+            (self.unroll_copies, self.copy_lanes) = saved;
             copied?;
         }
         Ok(())
@@ -192,6 +201,24 @@ pub(super) fn in_place_safe(stmts: &[Stmt], buf: &str) -> bool {
         }
         written_later
     })
+}
+
+/// The vector width of the loads of `buf` in `stmts`, when they all have one width above 1.
+pub(super) fn access_lanes(stmts: &[Stmt], buf: &str) -> Option<u64> {
+    let mut widths = BTreeSet::new();
+    for s in stmts {
+        s.for_each_expr(&mut |_, e| {
+            e.for_each_load(&mut |b, _, ty| {
+                if b == buf {
+                    widths.insert(ty.lanes);
+                }
+            })
+        });
+    }
+    match widths.into_iter().collect::<Vec<_>>()[..] {
+        [w] if w > 1 => Some(w),
+        _ => None,
+    }
 }
 
 /// A read or a write of the accumulator, with the loops around it (outermost first).

@@ -94,7 +94,12 @@ impl Lowering {
         if let (true, TypeNode::Array(_, elem), Some(len)) =
             (self.unroll_copies, v.ty.get(), n.as_const())
         {
-            let lanes = [16, 8, 4].into_iter().find(|w| len % w == 0);
+            let lanes = self
+                .copy_lanes
+                .map(|w| w as i64)
+                .into_iter()
+                .chain([16, 8, 4])
+                .find(|w| len % w == 0);
             if let (TypeNode::Scalar(s), Some(w)) = (elem.get(), lanes) {
                 let vector_row = crate::types::array(
                     crate::nat::lit((len / w) as u64),
