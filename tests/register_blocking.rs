@@ -75,5 +75,78 @@ fn the_micro_kernel_is_recognisable_in_the_c() {
     // copied as 16 lanes and updated as 8 keeps gcc from promoting it to registers.
     assert!(!source.contains("f32x16"), "{source}");
     // Two packed copies, allocated once, outside every loop.
-    assert_eq!(source.matches("= rise_temp_alloc(").count(), 2, "{source}");
+    assert_eq!(source.matches("= rise_temp_get(").count(), 2, "{source}");
+}
+
+/// The packed copies are kept between calls: a second call at other sizes (larger, so the kept
+/// buffers are replaced; then smaller, so they are reused), a call after
+/// `matmul_release_temporaries`, and a build that allocates them on every call all match a
+/// plain triple loop.
+#[test]
+fn temporaries_kept_between_calls_give_the_same_results() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("register-blocking-kept");
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("mm.c");
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/register-blocking.sk",
+        "-o",
+        c.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let main = dir.join("main.c");
+    std::fs::write(
+        &main,
+        r#"#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "mm.h"
+static int check(int m, int n, int k) {
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+    float *c = malloc(sizeof(float) * m * n);
+    for (int i = 0; i < m * k; i++) a[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+    for (int i = 0; i < k * n; i++) b[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+    if (matmul(m, n, k, c, a, b) != 0) return 1;
+    double worst = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double r = 0;
+            for (int p = 0; p < k; p++) r += (double)a[i * k + p] * b[p * n + j];
+            double e = fabs(r - c[i * n + j]);
+            if (e > worst) worst = e;
+        }
+    free(a); free(b); free(c);
+    return worst > 1e-3;
+}
+int main(void) {
+    int bad = check(96, 32, 256) + check(192, 64, 512) + check(96, 16, 256);
+    matmul_release_temporaries();
+    bad += check(192, 48, 256);
+    if (bad) puts("mismatch");
+    return bad != 0;
+}
+"#,
+    )
+    .unwrap();
+    for define in ["-DRISE_KEEP", "-DRISE_FRESH_TEMPORARIES"] {
+        let exe = dir.join(format!("mm{define}"));
+        let cc = std::process::Command::new("cc")
+            .args(["-O2", "-march=native", "-fopenmp", "-Wall", "-Wextra", "-Werror", define])
+            .arg(&c)
+            .arg(&main)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm")
+            .output()
+            .unwrap();
+        assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+        let run = std::process::Command::new(&exe).output().unwrap();
+        assert!(
+            run.status.success(),
+            "{define}: {}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+    }
 }

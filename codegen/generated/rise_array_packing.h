@@ -9,4 +9,9 @@
  * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
 int rise_array_packing(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);
 
+/* Frees the temporaries `rise_array_packing` keeps between calls (they are reused by the next
+ * call; compile with -DRISE_FRESH_TEMPORARIES to allocate them on every call instead).
+ * Do not call it while `rise_array_packing` runs. */
+void rise_array_packing_release_temporaries(void);
+
 #endif /* RISEC_RISE_ARRAY_PACKING_H */

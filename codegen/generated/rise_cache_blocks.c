@@ -14,6 +14,7 @@ typedef float f32x32 __attribute__((vector_size(128)));
 #define f32x32_store(p, ...) do { f32x32 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
 #define f32x32_store_aligned(p, ...) (*(f32x32 *)__builtin_assume_aligned((p), 128) = (__VA_ARGS__))
 
+#include <stdatomic.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -30,6 +31,28 @@ static void *rise_temp_alloc(size_t bytes) {
     return p;
 }
 
+/* A temporary kept between calls: reused when large enough, else replaced. */
+typedef struct { void *p; size_t bytes; } rise_temp_slot;
+static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
+    if (!kept) return rise_temp_alloc(bytes);
+    if (slot->p && slot->bytes >= bytes) return slot->p;
+    free(slot->p);
+    slot->p = rise_temp_alloc(bytes);
+    slot->bytes = slot->p ? bytes : 0;
+    return slot->p;
+}
+static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
+
+/* The temporaries kept between calls, and whether a call is using them. */
+static rise_temp_slot rise_cache_blocks_temps[1];
+static atomic_flag rise_cache_blocks_temps_busy = ATOMIC_FLAG_INIT;
+
+void rise_cache_blocks_release_temporaries(void) {
+    if (atomic_flag_test_and_set_explicit(&rise_cache_blocks_temps_busy, memory_order_acquire)) return;
+    for (int i = 0; i < 1; i++) { free(rise_cache_blocks_temps[i].p); rise_cache_blocks_temps[i].p = NULL; rise_cache_blocks_temps[i].bytes = 0; }
+    atomic_flag_clear_explicit(&rise_cache_blocks_temps_busy, memory_order_release);
+}
+
 /* `matmul` compiled by risec from Rise.
  * Returns 0 on success; 1 when a size is not positive or violates a divisibility
  * fact the program relies on, 3 when an array is too large for int indices, 2 when a
@@ -40,8 +63,13 @@ int rise_cache_blocks(int m, int n, int k, float *restrict out, const float *res
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
     if (((long long)k) % 4 != 0) return 1; /* assumes `k/4` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 32) * 32 > INT_MAX) return 3;
-    float *mem = rise_temp_alloc((size_t)(k * (n / 32) * 32) * sizeof(float));
-    if (!mem) { free(mem); return 2; }
+#if defined(RISE_FRESH_TEMPORARIES)
+    const int rise_kept = 0;
+#else
+    const int rise_kept = !atomic_flag_test_and_set_explicit(&rise_cache_blocks_temps_busy, memory_order_acquire);
+#endif
+    float *mem = rise_temp_get(rise_kept, &rise_cache_blocks_temps[0], (size_t)(k * (n / 32) * 32) * sizeof(float));
+    if (!mem) { rise_temp_put(rise_kept, mem); if (rise_kept) atomic_flag_clear_explicit(&rise_cache_blocks_temps_busy, memory_order_release); return 2; }
     // toMem: materialised into mem because it is read
     #pragma omp parallel for
     for (int b_blk = 0; b_blk < (n / 32); b_blk++) { // mapPar
@@ -104,6 +132,6 @@ int rise_cache_blocks(int m, int n, int k, float *restrict out, const float *res
             }
         }
     }
-    free(mem);
+    rise_temp_put(rise_kept, mem); if (rise_kept) atomic_flag_clear_explicit(&rise_cache_blocks_temps_busy, memory_order_release);
     return 0;
 }

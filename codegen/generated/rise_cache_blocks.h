@@ -9,4 +9,9 @@
  * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
 int rise_cache_blocks(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);
 
+/* Frees the temporaries `rise_cache_blocks` keeps between calls (they are reused by the next
+ * call; compile with -DRISE_FRESH_TEMPORARIES to allocate them on every call instead).
+ * Do not call it while `rise_cache_blocks` runs. */
+void rise_cache_blocks_release_temporaries(void);
+
 #endif /* RISEC_RISE_CACHE_BLOCKS_H */

@@ -9,4 +9,9 @@
  * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
 int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);
 
+/* Frees the temporaries `rise_register_blocking` keeps between calls (they are reused by the next
+ * call; compile with -DRISE_FRESH_TEMPORARIES to allocate them on every call instead).
+ * Do not call it while `rise_register_blocking` runs. */
+void rise_register_blocking_release_temporaries(void);
+
 #endif /* RISEC_RISE_REGISTER_BLOCKING_H */

@@ -1,5 +1,5 @@
 //! The C function around a lowered body: signature (sizes, output, inputs), size checks,
-//! temporaries allocated once per call and freed on every path, vector helpers, and the header.
+//! heap temporaries (kept between calls and reused), vector helpers, and the header.
 
 use super::c_ast::{print_stmts, scalar_c_name, CType};
 use super::ix::Ix;
@@ -15,9 +15,16 @@ use std::rc::Rc;
 
 /// The allocator of heap temporaries in the generated C: 64-byte aligned; from 2 MiB on,
 /// aligned to 2 MiB and (on Linux) marked for transparent huge pages, so that a packed copy of
-/// a matrix made on every call costs a few page faults instead of one per 4 KiB page (measured
-/// on the register-blocked GEMM at 1536³: 4,600 faults and 15 % of the run time without it).
-const TEMP_ALLOC: &str = "#if defined(__linux__)
+/// a matrix costs a few page faults instead of one per 4 KiB page (measured on the
+/// register-blocked GEMM at 1536³: 4,600 faults and 15 % of the run time without it).
+///
+/// Temporaries are kept between calls and reused (`rise_temp_get`/`rise_temp_put`), as BLAS
+/// libraries keep their packing buffers: a fresh allocation is zeroed by the kernel page by page
+/// on every call (6.5 % of the register-blocked GEMM's time with 2 threads at 1536³). One call
+/// at a time uses the kept set; a concurrent call allocates and frees its own. The function's
+/// `_release_temporaries` frees the kept set; `-DRISE_FRESH_TEMPORARIES` turns the reuse off.
+const TEMP_ALLOC: &str = "#include <stdatomic.h>
+#if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
@@ -32,6 +39,18 @@ static void *rise_temp_alloc(size_t bytes) {
 #endif
     return p;
 }
+
+/* A temporary kept between calls: reused when large enough, else replaced. */
+typedef struct { void *p; size_t bytes; } rise_temp_slot;
+static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
+    if (!kept) return rise_temp_alloc(bytes);
+    if (slot->p && slot->bytes >= bytes) return slot->p;
+    free(slot->p);
+    slot->p = rise_temp_alloc(bytes);
+    slot->bytes = slot->p ? bytes : 0;
+    return slot->p;
+}
+static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
 
 ";
 
@@ -76,6 +95,10 @@ const C_RESERVED: &[&str] = &[
     "memcpy",
     "aligned_alloc",
     "rise_temp_alloc",
+    "rise_temp_get",
+    "rise_temp_put",
+    "rise_temp_slot",
+    "rise_kept",
     "madvise",
     "status",
 ];
@@ -247,8 +270,15 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
         let _ = writeln!(doc, "/* Sizes compiled in: {}. */", assignment.join(", "));
     }
     let guard = format!("RISEC_{}_H", fname.to_uppercase());
+    let release = if temps.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "/* Frees the temporaries `{fname}` keeps between calls (they are reused by the next\n * call; compile with -DRISE_FRESH_TEMPORARIES to allocate them on every call instead).\n * Do not call it while `{fname}` runs. */\nvoid {fname}_release_temporaries(void);\n\n"
+        )
+    };
     let header = format!(
-        "#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n{doc}{signature};\n\n#endif /* {guard} */\n"
+        "#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n{doc}{signature};\n\n{release}#endif /* {guard} */\n"
     );
 
     let mut src = String::new();
@@ -268,6 +298,20 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
     }
     if !temps.is_empty() {
         src.push_str(TEMP_ALLOC);
+    }
+    if !temps.is_empty() {
+        let _ = writeln!(
+            src,
+            "/* The temporaries kept between calls, and whether a call is using them. */\n\
+             static rise_temp_slot {fname}_temps[{n}];\n\
+             static atomic_flag {fname}_temps_busy = ATOMIC_FLAG_INIT;\n\n\
+             void {fname}_release_temporaries(void) {{\n\
+             \x20   if (atomic_flag_test_and_set_explicit(&{fname}_temps_busy, memory_order_acquire)) return;\n\
+             \x20   for (int i = 0; i < {n}; i++) {{ free({fname}_temps[i].p); {fname}_temps[i].p = NULL; {fname}_temps[i].bytes = 0; }}\n\
+             \x20   atomic_flag_clear_explicit(&{fname}_temps_busy, memory_order_release);\n\
+             }}\n",
+            n = temps.len()
+        );
     }
     let _ = writeln!(src, "{doc}{signature} {{");
     if options.sizes.is_none() && !size_names.is_empty() {
@@ -302,22 +346,38 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
             )));
         }
     }
-    for t in &temps {
+    // `rise_kept`: this call uses the temporaries kept between calls (no other call is using them).
+    let release_kept = format!(
+        "if (rise_kept) atomic_flag_clear_explicit(&{fname}_temps_busy, memory_order_release);"
+    );
+    if !temps.is_empty() {
+        let _ = writeln!(
+            src,
+            "#if defined(RISE_FRESH_TEMPORARIES)\n    const int rise_kept = 0;\n#else\n    \
+             const int rise_kept = !atomic_flag_test_and_set_explicit(&{fname}_temps_busy, memory_order_acquire);\n#endif"
+        );
+    }
+    for (slot, t) in temps.iter().enumerate() {
         let ty = scalar_c_name(t.scalar);
         let _ = writeln!(
             src,
-            "    {ty} *{name} = rise_temp_alloc((size_t)({len}) * sizeof({ty}));",
+            "    {ty} *{name} = rise_temp_get(rise_kept, &{fname}_temps[{slot}], (size_t)({len}) * sizeof({ty}));",
             name = t.name,
             len = t.len.to_c()
         );
     }
+    let puts: String = temps
+        .iter()
+        .rev()
+        .map(|t| format!("rise_temp_put(rise_kept, {}); ", t.name))
+        .collect();
     if !temps.is_empty() {
         let null: Vec<String> = temps.iter().map(|t| format!("!{}", t.name)).collect();
-        let frees: String = temps
-            .iter()
-            .map(|t| format!("free({}); ", t.name))
-            .collect();
-        let _ = writeln!(src, "    if ({}) {{ {frees}return 2; }}", null.join(" || "));
+        let _ = writeln!(
+            src,
+            "    if ({}) {{ {puts}{release_kept} return 2; }}",
+            null.join(" || ")
+        );
     }
     let mut body = String::new();
     print_stmts(&stmts, 1, &mut body);
@@ -327,8 +387,8 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
         }
     }
     src.push_str(&body);
-    for t in temps.iter().rev() {
-        let _ = writeln!(src, "    free({});", t.name);
+    if !temps.is_empty() {
+        let _ = writeln!(src, "    {puts}{release_kept}");
     }
     let _ = writeln!(src, "    return 0;\n}}");
     Ok(CProgram {

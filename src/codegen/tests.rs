@@ -64,8 +64,10 @@ fn broadcasts_are_initialisers_and_temporaries_are_aligned() {
         c.contains("f32x8_load_aligned(&mem["),
         "temporaries are: {c}"
     );
-    assert!(c.contains("= rise_temp_alloc("), "{c}");
-    assert!(c.contains("free(mem);"), "{c}");
+    // Kept between calls (reused), handed back at the end of every call.
+    assert!(c.contains("= rise_temp_get(rise_kept, &f_temps[0], "), "{c}");
+    assert!(c.contains("rise_temp_put(rise_kept, mem);"), "{c}");
+    assert!(c.contains("void f_release_temporaries(void)"), "{c}");
 }
 
 #[test]
