@@ -90,6 +90,7 @@ int rise_register_blocking(int m, int n, int k, float *restrict out, const float
         }
     }
     // reduceSeq: initialise the accumulator out
+    #pragma omp parallel for
     for (int g_row = 0; g_row < m; g_row++) { // copy
         for (int g_i = 0; g_i < n; g_i++) { // copy
             out[g_row * n + g_i] = 0.0f;
