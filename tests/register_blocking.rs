@@ -44,12 +44,10 @@ fn register_blocked_versions_match_the_parallel_baseline_at_1536() {
     }
 }
 
-/// The generated C keeps the structure readable: a micro-kernel whose unrolled statements name
-/// the Rise primitives they come from, the element of A broadcast (`{s, s, …}`), packed copies
-/// made once per call, and the row-block loop run by OpenMP.
-#[test]
-fn the_micro_kernel_is_recognisable_in_the_c() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("register-blocking-c");
+/// Runs the main job on `sketches/matmul/register-blocking.sk`, writing `mm.c` and `mm.h` into
+/// the target directory's `dir`; returns the path of `mm.c`.
+fn generate_c(dir: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     std::fs::create_dir_all(&dir).unwrap();
     let c = dir.join("mm.c");
     let o = risec(&[
@@ -61,6 +59,15 @@ fn the_micro_kernel_is_recognisable_in_the_c() {
         "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    c
+}
+
+/// The generated C keeps the structure readable: a micro-kernel whose unrolled statements name
+/// the Rise primitives they come from, the element of A broadcast (`{s, s, …}`), packed copies
+/// made once per call, and the row-block loop run by OpenMP.
+#[test]
+fn the_micro_kernel_is_recognisable_in_the_c() {
+    let c = generate_c("register-blocking-c");
     let source = std::fs::read_to_string(&c).unwrap();
     for expected in [
         "// mapSeqUnroll: iteration 5",
@@ -84,18 +91,8 @@ fn the_micro_kernel_is_recognisable_in_the_c() {
 /// plain triple loop.
 #[test]
 fn temporaries_kept_between_calls_give_the_same_results() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("register-blocking-kept");
-    std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join("mm.c");
-    let o = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/register-blocking.sk",
-        "-o",
-        c.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let c = generate_c("register-blocking-kept");
+    let dir = c.parent().unwrap().to_path_buf();
     let main = dir.join("main.c");
     std::fs::write(
         &main,
