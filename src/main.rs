@@ -154,7 +154,8 @@ enum Command {
         #[arg(long, default_value = "1", value_delimiter = ',')]
         threads: Vec<u32>,
         /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
-        /// slower than 2 s, the naive loop at large sizes, is timed once).
+        /// slower than 2 s, the naive loop at large sizes, is timed once; the thread counts run in one
+        /// process on one reference result).
         #[arg(long, default_value_t = 7)]
         rounds: u32,
         /// Draw GFLOP/s bars to this SVG file.

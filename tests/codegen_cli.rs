@@ -139,5 +139,6 @@ fn bench_prints_the_table_with_baselines() {
     // 2 versions + 7 baselines (+ OpenBLAS when installed), for each of 2 thread counts.
     assert!(rows.lines().count() >= 1 + 2 * 9, "{rows}");
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
-    assert!(stderr(&out).contains("running 64x64x64 with 2 thread(s)"));
+    assert!(stderr(&out).contains("running 64x64x64 with 1, 2 thread(s)"));
+    assert!(stderr(&out).contains("2 thread(s): verifying against the reference"));
 }

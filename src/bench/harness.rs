@@ -169,52 +169,73 @@ int main(int argc, char **argv) {
     const char *ref_name = strcmp(mode, "bench") == 0 ? (argc > 7 ? argv[7] : "naive") : (argc > 5 ? argv[5] : "naive");
     int r = find_kernel(ref_name);
     if (r < 0) { fprintf(stderr, "no reference kernel %s\n", ref_name); return 2; }
-    int threads = strcmp(mode, "bench") == 0 && argc > 5 ? atoi(argv[5]) : 0;
-    if (threads > 0) set_threads(threads);
+    /* bench: argv[5] lists thread counts ("1,2"), run in turn on one reference, computed once. */
+    int thread_list[64], n_threads = 0;
+    if (strcmp(mode, "bench") == 0 && argc > 5) {
+        for (const char *p = argv[5]; *p && n_threads < 64; ) {
+            thread_list[n_threads++] = atoi(p);
+            while (*p && *p != ',') p++;
+            if (*p == ',') p++;
+        }
+    }
+    if (n_threads == 0) thread_list[n_threads++] = 0;
+    if (thread_list[0] > 0) set_threads(thread_list[0]);
     fprintf(stderr, "computing the reference (%s, %dx%dx%d)...\n", ref_name, m, n, k);
     double ref_t0 = now_ms();
     if (kernels[r].f(m, n, k, ref, a, b) != 0) { fprintf(stderr, "reference %s failed on these sizes\n", ref_name); return 2; }
     double ref_ms = now_ms() - ref_t0;
     double *errors = calloc(n_kernels, sizeof(double));
     int *rcs = calloc(n_kernels, sizeof(int));
-    for (int i = 0; i < n_kernels; i++) {
-        if (i == r) { rcs[i] = 0; errors[i] = 0.0; if (strcmp(mode, "verify") == 0) printf("VERIFY %s 0 %.3e\n", kernels[i].name, 0.0); continue; }
-        for (size_t j = 0; j < lc; j++) c[j] = NAN;
-        rcs[i] = kernels[i].f(m, n, k, c, a, b);
-        errors[i] = rcs[i] == 0 ? rel_error(c, ref, lc) : INFINITY;
-        if (strcmp(mode, "verify") == 0) printf("VERIFY %s %d %.3e\n", kernels[i].name, rcs[i], errors[i]);
-    }
-    if (strcmp(mode, "verify") == 0) return 0;
     int rounds = argc > 6 ? atoi(argv[6]) : 5;
     if (rounds < 1) rounds = 1;
-    /* Room for every round plus the reference's own run, its first sample (a slow reference
-     * is not run again). */
+    /* Room for every round plus the reference's own run, its first sample. */
     int stride = rounds + 1;
     double *times = calloc((size_t)n_kernels * stride, sizeof(double));
     int *samples = calloc(n_kernels, sizeof(int));
-    times[(size_t)r * stride] = ref_ms;
-    samples[r] = 1;
-    for (int round = 0; round < rounds; round++) {
-        fprintf(stderr, "\r%d thread(s): round %d/%d   ", threads, round + 1, rounds);
+    for (int ti = 0; ti < n_threads; ti++) {
+        int threads = thread_list[ti];
+        if (threads > 0) set_threads(threads);
+        if (strcmp(mode, "bench") == 0)
+            fprintf(stderr, "%d thread(s): verifying against the reference...\n", threads);
         for (int i = 0; i < n_kernels; i++) {
-            if (rcs[i] != 0) continue;
-            /* A kernel slower than 2 s (the naive loop at large sizes) is timed once. */
-            if (samples[i] > 0 && times[(size_t)i * stride] > 2000.0) continue;
-            /* With several threads, let the previous kernel's idle workers (OpenBLAS's spin
-             * for about 0.1 s) go to sleep first, so that they do not compete with this one. */
-            if (threads > 1) { struct timespec pause = {0, 200000000L}; nanosleep(&pause, NULL); }
-            double t0 = now_ms();
-            kernels[i].f(m, n, k, c, a, b);
-            times[(size_t)i * stride + samples[i]++] = now_ms() - t0;
+            if (i == r) { rcs[i] = 0; errors[i] = 0.0; if (strcmp(mode, "verify") == 0) printf("VERIFY %s 0 %.3e\n", kernels[i].name, 0.0); continue; }
+            for (size_t j = 0; j < lc; j++) c[j] = NAN;
+            rcs[i] = kernels[i].f(m, n, k, c, a, b);
+            errors[i] = rcs[i] == 0 ? rel_error(c, ref, lc) : INFINITY;
+            if (strcmp(mode, "verify") == 0) printf("VERIFY %s %d %.3e\n", kernels[i].name, rcs[i], errors[i]);
         }
-    }
-    fprintf(stderr, "\n");
-    for (int i = 0; i < n_kernels; i++) {
-        double *t = &times[(size_t)i * stride];
-        int ns = samples[i] > 0 ? samples[i] : 1;
-        qsort(t, ns, sizeof(double), cmp_double);
-        double median = ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
-        printf("RESULT %s %d %d %.4f %.4f %.4f %.3e\n", kernels[i].name, threads, rcs[i], median, t[0], t[ns - 1], errors[i]);
+        if (strcmp(mode, "verify") == 0) return 0;
+        memset(samples, 0, sizeof(int) * n_kernels);
+        /* The reference's run is its first sample at the first thread count. A reference slower
+         * than 2 s (the naive loop at large sizes, sequential code) is not run again: it has a
+         * row for the first thread count only. */
+        int ref_again = ref_ms <= 2000.0;
+        if (ti == 0) { times[(size_t)r * stride] = ref_ms; samples[r] = 1; }
+        for (int round = 0; round < rounds; round++) {
+            fprintf(stderr, "\r%d thread(s): round %d/%d   ", threads, round + 1, rounds);
+            for (int i = 0; i < n_kernels; i++) {
+                if (rcs[i] != 0) continue;
+                if (i == r && !ref_again) continue;
+                /* Any other kernel slower than 2 s is timed once as well. */
+                if (samples[i] > 0 && times[(size_t)i * stride] > 2000.0) continue;
+                /* With several threads, let the previous kernel's idle workers (OpenBLAS's spin
+                 * for about 0.1 s) go to sleep first, so that they do not compete with this one. */
+                if (threads > 1) { struct timespec pause = {0, 200000000L}; nanosleep(&pause, NULL); }
+                double t0 = now_ms();
+                kernels[i].f(m, n, k, c, a, b);
+                times[(size_t)i * stride + samples[i]++] = now_ms() - t0;
+            }
+        }
+        fprintf(stderr, "\n");
+        for (int i = 0; i < n_kernels; i++) {
+            if (samples[i] == 0 && rcs[i] == 0) continue;
+            double *t = &times[(size_t)i * stride];
+            int ns = samples[i] > 0 ? samples[i] : 1;
+            qsort(t, ns, sizeof(double), cmp_double);
+            double median = ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+            printf("RESULT %s %d %d %.4f %.4f %.4f %.3e\n", kernels[i].name, threads, rcs[i], median, t[0], t[ns - 1], errors[i]);
+        }
+        fflush(stdout);
     }
     return 0;
 }

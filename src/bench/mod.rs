@@ -248,71 +248,73 @@ pub fn run(
     }
     let [m, n, k] = options.sizes;
     let mut rows = Vec::new();
-    for &t in &options.threads {
-        progress(&format!(
-            "running {m}x{n}x{k} with {t} thread(s), {} rounds (verifying against the naive C baseline first)...",
-            options.rounds
-        ));
-        let mut cmd = std::process::Command::new(&exe);
-        if let Some(core) = coretype {
-            cmd.env("OPENBLAS_CORETYPE", core);
+    let thread_list: Vec<String> = options.threads.iter().map(|t| t.to_string()).collect();
+    progress(&format!(
+        "running {m}x{n}x{k} with {} thread(s), {} rounds each (verifying against the naive C baseline first)...",
+        thread_list.join(", "),
+        options.rounds
+    ));
+    let mut cmd = std::process::Command::new(&exe);
+    if let Some(core) = coretype {
+        cmd.env("OPENBLAS_CORETYPE", core);
+    }
+    let max_threads = options.threads.iter().max().copied().unwrap_or(1);
+    let out = cmd
+        .args([
+            "bench".to_string(),
+            m.to_string(),
+            n.to_string(),
+            k.to_string(),
+            thread_list.join(","),
+            options.rounds.to_string(),
+            "naive (C)".to_string(),
+        ])
+        // The driver sets each thread count itself; this sizes the thread pools.
+        .env("OMP_NUM_THREADS", max_threads.to_string())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("error: cannot run the benchmark: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(format!("error: the benchmark driver failed: {stdout}"));
+    }
+    for words in harness::parse_lines(&stdout, "RESULT") {
+        // The name may contain spaces: the last six words are the numbers.
+        let split = words.len().saturating_sub(6);
+        let name = words[..split].join(" ");
+        let nums: Vec<f64> = words[split..]
+            .iter()
+            .map(|w| w.parse().unwrap_or(f64::NAN))
+            .collect();
+        let origin = kernels
+            .iter()
+            .find(|(kk, _)| kk.name == name)
+            .map(|(_, o)| *o)
+            .unwrap_or(Origin::Baseline);
+        if nums.len() != 6 {
+            continue;
         }
-        let out = cmd
-            .args([
-                "bench".to_string(),
-                m.to_string(),
-                n.to_string(),
-                k.to_string(),
-                t.to_string(),
-                options.rounds.to_string(),
-                "naive (C)".to_string(),
-            ])
-            .env("OMP_NUM_THREADS", t.to_string())
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .map_err(|e| format!("error: cannot run the benchmark: {e}"))?;
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        if !out.status.success() {
-            return Err(format!("error: the benchmark driver failed: {stdout}"));
+        if nums[1] != 0.0 {
+            return Err(format!(
+                "error: `{name}` returned {} at {m}x{n}x{k} (sizes it does not support)",
+                nums[1]
+            ));
         }
-        for words in harness::parse_lines(&stdout, "RESULT") {
-            // The name may contain spaces: the last six words are the numbers.
-            let split = words.len().saturating_sub(6);
-            let name = words[..split].join(" ");
-            let nums: Vec<f64> = words[split..]
-                .iter()
-                .map(|w| w.parse().unwrap_or(f64::NAN))
-                .collect();
-            let origin = kernels
-                .iter()
-                .find(|(kk, _)| kk.name == name)
-                .map(|(_, o)| *o)
-                .unwrap_or(Origin::Baseline);
-            if nums.len() != 6 {
-                continue;
-            }
-            if nums[1] != 0.0 {
-                return Err(format!(
-                    "error: `{name}` returned {} at {m}x{n}x{k} (sizes it does not support)",
-                    nums[1]
-                ));
-            }
-            if !(nums[5] <= REL_ERROR_BOUND) {
-                return Err(format!(
-                    "error: `{name}` computes a wrong result: relative error {:.3e} against the naive C baseline exceeds {REL_ERROR_BOUND:e}",
-                    nums[5]
-                ));
-            }
-            rows.push(Measurement {
-                name,
-                origin,
-                threads: t,
-                median_ms: nums[2],
-                min_ms: nums[3],
-                max_ms: nums[4],
-                error: nums[5],
-            });
+        if !(nums[5] <= REL_ERROR_BOUND) {
+            return Err(format!(
+                "error: `{name}` computes a wrong result: relative error {:.3e} against the naive C baseline exceeds {REL_ERROR_BOUND:e}",
+                nums[5]
+            ));
         }
+        rows.push(Measurement {
+            name,
+            origin,
+            threads: nums[0] as u32,
+            median_ms: nums[2],
+            min_ms: nums[3],
+            max_ms: nums[4],
+            error: nums[5],
+        });
     }
     Ok(BenchReport {
         sizes: options.sizes,
