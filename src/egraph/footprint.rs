@@ -63,7 +63,7 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     for class in egraph.classes() {
         class_nodes += class.nodes.capacity() * node;
         parents += class.parents().len() * size_of::<egg::Id>();
-        index_sets += (class.data.free.len() + class.data.free_nats.len()) * 4;
+        index_sets += class.data.free.heap_bytes();
     }
     let analysis = &egraph.analysis;
     let renamed_keys: usize = analysis.renamed.keys().map(|k| k.2.len() * 8).sum();

@@ -122,18 +122,18 @@ fn holds_number(egraph: &RiseEGraph, class: Id, v: f64) -> bool {
 }
 
 fn is_array(egraph: &RiseEGraph, class: Id) -> bool {
-    matches!(egraph[class].data.ty.get(), TypeNode::Array(..))
+    matches!(egraph[class].data.ty().get(), TypeNode::Array(..))
 }
 
 fn is_f32_array(egraph: &RiseEGraph, class: Id) -> bool {
-    matches!(egraph[class].data.ty.get(),
+    matches!(egraph[class].data.ty().get(),
         TypeNode::Array(_, e) if matches!(e.get(), TypeNode::Scalar(ScalarType::F32)))
 }
 
 /// store-to-mem: data-typed classes that are not themselves a `toMem` (which would grow
 /// `toMem (toMem …)` forever).
 fn store_to_mem(rule: Rule) -> Rule {
-    rule.when(|eg, _, id| eg[id].data.ty.is_data() && !applies(eg, id, Primitive::ToMem))
+    rule.when(|eg, _, id| eg[id].data.ty().is_data() && !applies(eg, id, Primitive::ToMem))
 }
 
 /// join-split: arrays that are not themselves a `split` (which would grow `split (split …)`
@@ -160,7 +160,7 @@ fn blocked_reduce(rule: Rule) -> Rule {
 fn vec_before_map(rule: Rule) -> Rule {
     let f = slot(&rule, "f");
     let ty = types::fun(types::f32(), types::f32());
-    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 
@@ -171,7 +171,7 @@ fn vec_before_map_triple(rule: Rule) -> Rule {
         types::pair(types::f32(), types::pair(types::f32(), types::f32())),
         types::f32(),
     );
-    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 
@@ -179,7 +179,7 @@ fn vec_before_map_triple(rule: Rule) -> Rule {
 fn vec_before_map_pair(rule: Rule) -> Rule {
     let f = slot(&rule, "f");
     let ty = types::fun(types::pair(types::f32(), types::f32()), types::f32());
-    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 

@@ -249,7 +249,7 @@ impl<'a> SketchTable<'a> {
             Flat::Typed(s, ty) => {
                 for class in eg.classes() {
                     if let Some(e) = self.get(*s, class.id) {
-                        if ty.matches(&class.data.ty) {
+                        if ty.matches(class.data.ty()) {
                             t[slot(class.id)] = Some(Entry {
                                 cost: e.cost,
                                 choice: Choice::Inner,
