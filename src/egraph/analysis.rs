@@ -62,7 +62,7 @@ impl Analysis<RiseNode> for RiseAnalysis {
         let child = |i: usize| &egraph[enode.children_ids()[i]].data;
         let own_nats = type_free_nats(&enode.ty);
         let own = own_nats.view();
-        let (free, free_nats) = match &enode.op {
+        let (free, free_nats) = match &enode.op() {
             RiseOp::Var(i) => (IndexBuf::single(*i), own_nats),
             RiseOp::Prim(_) | RiseOp::Literal(_) => (IndexBuf::EMPTY, own_nats),
             RiseOp::Lambda => (

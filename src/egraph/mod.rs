@@ -11,6 +11,7 @@ pub mod enumerate;
 mod footprint;
 mod indices;
 mod lang;
+mod nat_handles;
 
 pub use analysis::{type_free_nats, ClassData, RiseAnalysis, RiseEGraph};
 pub use footprint::{footprint, imminent_growth};
@@ -69,7 +70,7 @@ pub fn extract_smallest(egraph: &RiseEGraph, id: Id) -> Expr {
 /// Builds a core node from an e-node whose children are turned into terms by `child`.
 pub fn node_to_expr(node: &RiseNode, child: &mut dyn FnMut(Id) -> Expr) -> Expr {
     let ids = node.children_ids();
-    let kind = match &node.op {
+    let kind = match &node.op() {
         RiseOp::Var(i) => ExprKind::Var(*i),
         RiseOp::Lambda => ExprKind::Lambda(Box::new(child(ids[0]))),
         RiseOp::App => ExprKind::App(Box::new(child(ids[0])), Box::new(child(ids[1]))),

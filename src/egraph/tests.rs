@@ -25,7 +25,7 @@ fn nodes_differing_only_in_type_are_different_classes() {
         .filter(|c| {
             c.nodes
                 .iter()
-                .any(|n| n.op == RiseOp::Prim(crate::primitive::Primitive::Map))
+                .any(|n| n.op() == RiseOp::Prim(crate::primitive::Primitive::Map))
         })
         .collect();
     assert_eq!(maps.len(), 2);

@@ -58,7 +58,7 @@ pub fn match_class(
         _ => {
             for node in egraph[class].nodes.iter() {
                 let ids = node.children_ids();
-                match (pat, &node.op) {
+                match (pat, &node.op()) {
                     (Pat::Bound(i), RiseOp::Var(j)) if i == j => out.push(base.clone()),
                     (Pat::Prim(p), RiseOp::Prim(q)) if p == q => out.push(base.clone()),
                     (Pat::Literal(l), RiseOp::Literal(m)) if l == m => out.push(base.clone()),
@@ -157,7 +157,7 @@ pub fn search_each(
         if k % CLASSES_PER_CHECK == CLASSES_PER_CHECK - 1 && interrupt() {
             return None;
         }
-        if !matches!(pat, Pat::Var(_)) && !class.nodes.iter().any(|n| root_matches(pat, &n.op)) {
+        if !matches!(pat, Pat::Var(_)) && !class.nodes.iter().any(|n| root_matches(pat, &n.op())) {
             continue;
         }
         scratch.clear();

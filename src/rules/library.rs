@@ -94,7 +94,7 @@ fn slot(rule: &Rule, var: &str) -> usize {
 fn applies(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
     fn head(egraph: &RiseEGraph, class: Id, p: Primitive, fuel: u32) -> bool {
         fuel > 0
-            && egraph[class].nodes.iter().any(|n| match n.op {
+            && egraph[class].nodes.iter().any(|n| match n.op() {
                 RiseOp::Prim(q) => q == p,
                 RiseOp::App | RiseOp::NatApp(_) => head(egraph, n.children_ids()[0], p, fuel - 1),
                 _ => false,
@@ -103,16 +103,19 @@ fn applies(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
     egraph[class]
         .nodes
         .iter()
-        .any(|n| matches!(n.op, RiseOp::App) && head(egraph, n.children_ids()[0], p, 4))
+        .any(|n| matches!(n.op(), RiseOp::App) && head(egraph, n.children_ids()[0], p, 4))
 }
 
 fn holds_prim(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
-    egraph[class].nodes.iter().any(|n| n.op == RiseOp::Prim(p))
+    egraph[class]
+        .nodes
+        .iter()
+        .any(|n| n.op() == RiseOp::Prim(p))
 }
 
 /// Whether the class holds a literal equal to `v` (floats or integers).
 fn holds_number(egraph: &RiseEGraph, class: Id, v: f64) -> bool {
-    egraph[class].nodes.iter().any(|n| match n.op {
+    egraph[class].nodes.iter().any(|n| match n.op() {
         RiseOp::Literal(Literal::F32(bits)) => f32::from_bits(bits) as f64 == v,
         RiseOp::Literal(Literal::F64(bits)) => f64::from_bits(bits) == v,
         RiseOp::Literal(Literal::I32(i)) => i as f64 == v,

@@ -51,7 +51,7 @@ impl CostModel {
     pub fn node_cost(self, node: &RiseNode) -> u64 {
         match self {
             CostModel::AstSize => 1,
-            CostModel::SequentialFirst => match node.op {
+            CostModel::SequentialFirst => match node.op() {
                 RiseOp::Prim(
                     Primitive::MapPar | Primitive::MapSeqUnroll | Primitive::ReduceSeqUnroll,
                 ) => 2,

@@ -170,7 +170,7 @@ impl<'a> SketchTable<'a> {
             Flat::Leaf(s) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        let hit = match (s, &n.op) {
+                        let hit = match (s, &n.op()) {
                             (Sketch::Prim(p), RiseOp::Prim(q)) => p == q,
                             (Sketch::Literal(l), RiseOp::Literal(m)) => l == m,
                             _ => false,
@@ -191,7 +191,7 @@ impl<'a> SketchTable<'a> {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
                         let ch = n.children();
-                        let cost = match n.op {
+                        let cost = match n.op() {
                             RiseOp::App => self
                                 .child_cost(*f, ch[0])
                                 .zip(self.child_cost(*a, ch[1]))
@@ -210,7 +210,7 @@ impl<'a> SketchTable<'a> {
             Flat::NatApp(f, want) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        if let RiseOp::NatApp(m) = &n.op {
+                        if let RiseOp::NatApp(m) = &n.op() {
                             if m == want {
                                 if let Some(c) = self.child_cost(*f, n.children()[0]) {
                                     let total = c.saturating_add(self.cost.node_cost(n));
@@ -225,7 +225,7 @@ impl<'a> SketchTable<'a> {
             Flat::Lambda(b) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        if n.op == RiseOp::Lambda {
+                        if n.op() == RiseOp::Lambda {
                             if let Some(c) = self.child_cost(*b, n.children()[0]) {
                                 let total = c.saturating_add(self.cost.node_cost(n));
                                 improve(&mut t, class.id, total, Choice::Node(k as u32));
