@@ -43,6 +43,25 @@ impl RiseOp {
     }
 }
 
+/// The variant of a node's operator, without its payload (egg's discriminant of a node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpVariant {
+    /// [`RiseOp::Var`].
+    Var,
+    /// [`RiseOp::Lambda`].
+    Lambda,
+    /// [`RiseOp::App`].
+    App,
+    /// [`RiseOp::NatLambda`].
+    NatLambda,
+    /// [`RiseOp::NatApp`].
+    NatApp,
+    /// [`RiseOp::Prim`].
+    Prim,
+    /// [`RiseOp::Literal`].
+    Literal,
+}
+
 /// What kind of operator a node has, in the order of [`RiseOp`]'s variants (literals in the
 /// order of [`Literal`]'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -151,6 +170,20 @@ impl RiseNode {
         }
     }
 
+    /// The operator's variant (cheaper than [`RiseNode::op`], which looks up a nat
+    /// application's size).
+    pub fn variant(&self) -> OpVariant {
+        match self.kind {
+            Kind::Var => OpVariant::Var,
+            Kind::Lambda => OpVariant::Lambda,
+            Kind::App => OpVariant::App,
+            Kind::NatLambda => OpVariant::NatLambda,
+            Kind::NatApp => OpVariant::NatApp,
+            Kind::Prim => OpVariant::Prim,
+            Kind::F32 | Kind::F64 | Kind::I32 | Kind::I64 | Kind::Bool => OpVariant::Literal,
+        }
+    }
+
     fn arity(&self) -> usize {
         match self.kind {
             Kind::Lambda | Kind::NatLambda | Kind::NatApp => 1,
@@ -203,11 +236,10 @@ impl fmt::Debug for RiseNode {
 }
 
 impl Language for RiseNode {
-    /// The operator's variant (literals of every scalar type are one).
-    type Discriminant = u8;
+    type Discriminant = OpVariant;
 
-    fn discriminant(&self) -> u8 {
-        self.kind.min(Kind::F32) as u8
+    fn discriminant(&self) -> OpVariant {
+        self.variant()
     }
 
     fn matches(&self, other: &Self) -> bool {

@@ -16,7 +16,7 @@ mod nat_handles;
 pub use analysis::{type_free_nats, ClassData, RiseAnalysis, RiseEGraph};
 pub use footprint::{footprint, imminent_growth};
 pub use indices::{FreeIndices, IndexBuf, Indices};
-pub use lang::{RiseNode, RiseOp};
+pub use lang::{OpVariant, RiseNode, RiseOp};
 
 use crate::core::{debruijn, Expr, ExprKind};
 use crate::nat::Nat;

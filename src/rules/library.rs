@@ -11,7 +11,7 @@
 use super::vectorize;
 use super::RuleInfo;
 use crate::core::Literal;
-use crate::egraph::{RiseEGraph, RiseOp};
+use crate::egraph::{OpVariant, RiseEGraph, RiseOp};
 use crate::nat::Nat;
 use crate::primitive::Primitive;
 use crate::rewrite::pattern::RuleSignature;
@@ -94,34 +94,44 @@ fn slot(rule: &Rule, var: &str) -> usize {
 fn applies(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
     fn head(egraph: &RiseEGraph, class: Id, p: Primitive, fuel: u32) -> bool {
         fuel > 0
-            && egraph[class].nodes.iter().any(|n| match n.op() {
-                RiseOp::Prim(q) => q == p,
-                RiseOp::App | RiseOp::NatApp(_) => head(egraph, n.children_ids()[0], p, fuel - 1),
+            && egraph[class].nodes.iter().any(|n| match n.variant() {
+                OpVariant::Prim => n.op() == RiseOp::Prim(p),
+                OpVariant::App | OpVariant::NatApp => {
+                    head(egraph, n.children_ids()[0], p, fuel - 1)
+                }
                 _ => false,
             })
     }
     egraph[class]
         .nodes
         .iter()
-        .any(|n| matches!(n.op(), RiseOp::App) && head(egraph, n.children_ids()[0], p, 4))
+        .any(|n| n.variant() == OpVariant::App && head(egraph, n.children_ids()[0], p, 4))
 }
 
 fn holds_prim(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
     egraph[class]
         .nodes
         .iter()
-        .any(|n| n.op() == RiseOp::Prim(p))
+        .any(|n| n.variant() == OpVariant::Prim && n.op() == RiseOp::Prim(p))
 }
 
 /// Whether the class holds a literal equal to `v` (floats or integers).
 fn holds_number(egraph: &RiseEGraph, class: Id, v: f64) -> bool {
-    egraph[class].nodes.iter().any(|n| match n.op() {
+    egraph[class]
+        .nodes
+        .iter()
+        .any(|n| n.variant() == OpVariant::Literal && literal_equals(&n.op(), v))
+}
+
+/// Whether `op` is a literal equal to `v`.
+fn literal_equals(op: &RiseOp, v: f64) -> bool {
+    match *op {
         RiseOp::Literal(Literal::F32(bits)) => f32::from_bits(bits) as f64 == v,
         RiseOp::Literal(Literal::F64(bits)) => f64::from_bits(bits) == v,
         RiseOp::Literal(Literal::I32(i)) => i as f64 == v,
         RiseOp::Literal(Literal::I64(i)) => i as f64 == v,
         _ => false,
-    })
+    }
 }
 
 fn is_array(egraph: &RiseEGraph, class: Id) -> bool {
