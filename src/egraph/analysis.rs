@@ -16,8 +16,11 @@ pub struct RiseAnalysis {
     /// `(class, its smallest size, new index of each free variable)` → renamed class.
     pub(crate) renamed: HashMap<RenameKey, Id>,
     /// `(body, its smallest size, argument, its smallest size)` → beta-reduced class.
-    pub(crate) reduced: HashMap<(Id, u32, Id, u32), Id>,
+    pub(crate) reduced: HashMap<ReduceKey, Id>,
 }
+
+/// A body, its smallest size, an argument and its smallest size.
+pub(crate) type ReduceKey = (Id, u32, Id, u32);
 
 /// A class, its smallest size and the new index of each of its free variables.
 pub(crate) type RenameKey = (Id, u32, Box<[Option<u32>]>);
