@@ -475,11 +475,9 @@ impl Lowering {
 
     /// Whether an accumulator of type `ty` is small enough to be kept in registers.
     fn fits_in_registers(&self, ty: &Type) -> bool {
-        let bytes = self
-            .scalars(ty)
-            .ok()
-            .and_then(|n| n.as_const())
-            .zip(Lowering::base_scalar(ty).ok().map(scalar_bytes));
+        let bytes = self.scalars(ty).ok().and_then(|n| n.as_const()).zip(
+            Lowering::base_scalar(ty).ok().map(scalar_bytes),
+        );
         bytes.is_some_and(|(n, b)| n * b <= MAX_REGISTER_BYTES)
     }
 

@@ -176,12 +176,7 @@ pub(super) fn in_place_safe(stmts: &[Stmt], buf: &str) -> bool {
     let mut accesses = Vec::new();
     collect_accesses(stmts, buf, &mut Vec::new(), &mut accesses);
     accesses.iter().enumerate().all(|(at, a)| {
-        let Access::Load {
-            idx,
-            loops,
-            in_own_store,
-        } = a
-        else {
+        let Access::Load { idx, loops, in_own_store } = a else {
             return true;
         };
         if *in_own_store {
@@ -189,11 +184,7 @@ pub(super) fn in_place_safe(stmts: &[Stmt], buf: &str) -> bool {
         }
         let mut written_later = false;
         for (other_at, other) in accesses.iter().enumerate() {
-            let Access::Store {
-                idx: sidx,
-                loops: sloops,
-            } = other
-            else {
+            let Access::Store { idx: sidx, loops: sloops } = other else {
                 continue;
             };
             if sidx != idx {
