@@ -212,12 +212,12 @@ impl<'a> SketchTable<'a> {
             Flat::NatApp(f, want) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        if n.variant() == OpVariant::NatApp {
-                            if n.op() == RiseOp::NatApp(want.clone()) {
-                                if let Some(c) = self.child_cost(*f, n.children()[0]) {
-                                    let total = c.saturating_add(self.cost.node_cost(n));
-                                    improve(&mut t, class.id, total, Choice::Node(k as u32));
-                                }
+                        if n.variant() == OpVariant::NatApp
+                            && n.op() == RiseOp::NatApp(want.clone())
+                        {
+                            if let Some(c) = self.child_cost(*f, n.children()[0]) {
+                                let total = c.saturating_add(self.cost.node_cost(n));
+                                improve(&mut t, class.id, total, Choice::Node(k as u32));
                             }
                         }
                     }
