@@ -2,6 +2,7 @@
 //! and its smallest term (size and best node only, never a whole term: storing terms per class
 //! makes every merge look like a change and rebuilding pathological, egg issue #239).
 
+use super::indices::{unbind, union, FreeIndices, IndexBuf};
 use super::lang::{RiseNode, RiseOp};
 use crate::types::Type;
 use egg::{Analysis, DidMerge, EGraph, Id};
@@ -15,79 +16,46 @@ pub struct RiseAnalysis {
     /// `(class, its smallest size, new index of each free variable)` → renamed class.
     pub(crate) renamed: HashMap<RenameKey, Id>,
     /// `(body, its smallest size, argument, its smallest size)` → beta-reduced class.
-    pub(crate) reduced: HashMap<(Id, usize, Id, usize), Id>,
+    pub(crate) reduced: HashMap<ReduceKey, Id>,
 }
 
+/// A body, its smallest size, an argument and its smallest size.
+pub(crate) type ReduceKey = (Id, u32, Id, u32);
+
 /// A class, its smallest size and the new index of each of its free variables.
-pub(crate) type RenameKey = (Id, usize, Box<[Option<u32>]>);
+pub(crate) type RenameKey = (Id, u32, Box<[Option<u32>]>);
 
 /// The e-graph of typed Rise.
 pub type RiseEGraph = EGraph<RiseNode, RiseAnalysis>;
 
-/// A small sorted set of De Bruijn indices, allocated at its exact size (no spare capacity, no
-/// allocation when empty): one is kept per e-class and kind of index.
-pub type IndexSet = Box<[u32]>;
-
 /// What the analysis knows about an e-class.
 #[derive(Clone, Debug)]
 pub struct ClassData {
-    /// The one type of every node in the class.
-    pub ty: Type,
-    /// Expression indices that may be free in some term of the class (a union over its nodes:
-    /// conservative for side conditions, and safe for shifting an extracted representative).
-    pub free: IndexSet,
-    /// Nat indices that may be free, in terms and in their types.
-    pub free_nats: IndexSet,
-    /// Size of the smallest term in the class.
-    pub size: usize,
-    /// The root node of that smallest term.
+    /// The root node of the smallest term in the class; its type is the class's type.
     pub best: RiseNode,
+    /// Expression indices that may be free in some term of the class (a union over its nodes:
+    /// conservative for side conditions, and safe for shifting an extracted representative),
+    /// and nat indices that may be free, in terms and in their types.
+    pub free: FreeIndices,
+    /// Size of the smallest term in the class.
+    pub size: u32,
 }
 
 impl ClassData {
+    /// The one type of every node in the class.
+    pub fn ty(&self) -> &Type {
+        &self.best.ty
+    }
+
     /// Whether expression index `i` may be free.
     pub fn may_use(&self, i: u32) -> bool {
-        self.free.binary_search(&i).is_ok()
+        self.free.exprs().contains(i)
     }
-}
-
-fn union(a: &[u32], b: &[u32]) -> IndexSet {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let next = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x == y => {
-                i += 1;
-                j += 1;
-                *x
-            }
-            (Some(x), Some(y)) if x < y => {
-                i += 1;
-                *x
-            }
-            (Some(x), None) => {
-                i += 1;
-                *x
-            }
-            (_, Some(y)) => {
-                j += 1;
-                *y
-            }
-            (None, None) => unreachable!("loop condition"),
-        };
-        out.push(next);
-    }
-    out.into_boxed_slice()
-}
-
-/// Removes index 0 and lowers the others: the free set seen from outside a binder.
-fn unbind(s: &[u32]) -> IndexSet {
-    s.iter().filter(|&&i| i > 0).map(|i| i - 1).collect()
 }
 
 /// The nat indices free in a type.
-pub fn type_free_nats(t: &Type) -> IndexSet {
-    crate::types::free_nats(t).into_boxed_slice()
+pub fn type_free_nats(t: &Type) -> IndexBuf {
+    IndexBuf::from_sorted(&crate::types::free_nats(t))
 }
 
 impl Analysis<RiseNode> for RiseAnalysis {
@@ -96,62 +64,65 @@ impl Analysis<RiseNode> for RiseAnalysis {
     fn make(egraph: &mut RiseEGraph, enode: &RiseNode, _id: egg::Id) -> ClassData {
         let child = |i: usize| &egraph[enode.children_ids()[i]].data;
         let own_nats = type_free_nats(&enode.ty);
-        let (free, free_nats) = match &enode.op {
-            RiseOp::Var(i) => (Box::from([*i]), own_nats),
-            RiseOp::Prim(_) | RiseOp::Literal(_) => (IndexSet::default(), own_nats),
+        let own = own_nats.view();
+        let (free, free_nats) = match &enode.op() {
+            RiseOp::Var(i) => (IndexBuf::single(*i), own_nats),
+            RiseOp::Prim(_) | RiseOp::Literal(_) => (IndexBuf::EMPTY, own_nats),
             RiseOp::Lambda => (
-                unbind(&child(0).free),
-                union(&own_nats, &child(0).free_nats),
+                unbind(child(0).free.exprs()),
+                union(own, child(0).free.nats()),
             ),
             RiseOp::App => (
-                union(&child(0).free, &child(1).free),
-                union(&own_nats, &union(&child(0).free_nats, &child(1).free_nats)),
+                union(child(0).free.exprs(), child(1).free.exprs()),
+                union(
+                    own,
+                    union(child(0).free.nats(), child(1).free.nats()).view(),
+                ),
             ),
             RiseOp::NatLambda => (
-                child(0).free.clone(),
-                union(&own_nats, &unbind(&child(0).free_nats)),
+                child(0).free.exprs().to_buf(),
+                union(own, unbind(child(0).free.nats()).view()),
             ),
             RiseOp::NatApp(n) => {
                 let mut ns = Vec::new();
                 crate::nat::free_indices(n, 0, &mut ns);
                 ns.sort_unstable();
                 ns.dedup();
+                let ns = IndexBuf::from_sorted(&ns);
                 (
-                    child(0).free.clone(),
-                    union(&own_nats, &union(&ns, &child(0).free_nats)),
+                    child(0).free.exprs().to_buf(),
+                    union(own, union(ns.view(), child(0).free.nats()).view()),
                 )
             }
         };
         let size = enode
             .children_ids()
             .iter()
-            .fold(1usize, |acc, c| acc.saturating_add(egraph[*c].data.size));
+            .fold(1u32, |acc, c| acc.saturating_add(egraph[*c].data.size));
         ClassData {
-            ty: enode.ty.clone(),
-            free,
-            free_nats,
-            size,
             best: enode.clone(),
+            free: FreeIndices::new(free, free_nats),
+            size,
         }
     }
 
     fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
         debug_assert_eq!(
-            a.ty, b.ty,
+            a.ty(),
+            b.ty(),
             "union of e-classes of different types: {} and {}",
-            a.ty, b.ty
+            a.ty(),
+            b.ty()
         );
-        let free = union(&a.free, &b.free);
-        let free_nats = union(&a.free_nats, &b.free_nats);
-        let a_changed =
-            free.len() != a.free.len() || free_nats.len() != a.free_nats.len() || b.size < a.size;
-        let b_changed =
-            free.len() != b.free.len() || free_nats.len() != b.free_nats.len() || a.size < b.size;
-        if free.len() != a.free.len() {
-            a.free = free;
-        }
-        if free_nats.len() != a.free_nats.len() {
-            a.free_nats = free_nats;
+        let (a_exprs, a_nats) = (a.free.exprs(), a.free.nats());
+        let (b_exprs, b_nats) = (b.free.exprs(), b.free.nats());
+        let exprs = union(a_exprs, b_exprs);
+        let nats = union(a_nats, b_nats);
+        let (exprs_len, nats_len) = (exprs.view().len(), nats.view().len());
+        let a_changed = exprs_len != a_exprs.len() || nats_len != a_nats.len() || b.size < a.size;
+        let b_changed = exprs_len != b_exprs.len() || nats_len != b_nats.len() || a.size < b.size;
+        if exprs_len != a_exprs.len() || nats_len != a_nats.len() {
+            a.free = FreeIndices::new(exprs, nats);
         }
         if b.size < a.size {
             a.size = b.size;
@@ -165,16 +136,5 @@ impl RiseNode {
     /// The children as a slice of ids (same as [`egg::Language::children`]).
     pub fn children_ids(&self) -> &[egg::Id] {
         egg::Language::children(self)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_sets() {
-        assert_eq!(&*union(&[0, 2, 5], &[1, 2, 7]), &[0, 1, 2, 5, 7]);
-        assert_eq!(&*unbind(&[0, 1, 3]), &[0, 2]);
     }
 }

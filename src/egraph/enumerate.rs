@@ -75,7 +75,7 @@ impl<'a> Enumerator<'a> {
             n.children_ids()
                 .iter()
                 .map(|&c| egraph[c].data.size)
-                .sum::<usize>()
+                .sum::<u32>()
         });
         let mut limited = false;
         let mut per_node: Vec<Vec<u32>> = Vec::with_capacity(nodes.len());
@@ -268,14 +268,14 @@ mod tests {
         let xs = eg
             .classes()
             .find(|c| {
-                c.nodes.iter().any(|n| n.op == RiseOp::Var(0))
-                    && matches!(c.data.ty.get(), crate::types::TypeNode::Array(..))
+                c.nodes.iter().any(|n| n.op() == RiseOp::Var(0))
+                    && matches!(c.data.ty().get(), crate::types::TypeNode::Array(..))
             })
             .unwrap();
-        let (xs, ty) = (xs.id, xs.data.ty.clone());
+        let (xs, ty) = (xs.id, xs.data.ty().clone());
         let body = eg
             .classes()
-            .find(|c| c.data.ty == ty && c.nodes.iter().any(|n| n.op == RiseOp::App))
+            .find(|c| *c.data.ty() == ty && c.nodes.iter().any(|n| n.op() == RiseOp::App))
             .unwrap()
             .id;
         assert_eq!(terms(&eg, root, 10, 100), vec![e.clone()]);

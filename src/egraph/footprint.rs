@@ -2,6 +2,7 @@
 //! structures and their counts (hash tables at their bucket counts). The `eqsat_table` example
 //! prints them next to the measured heap and resident memory.
 
+use super::analysis::{ReduceKey, RenameKey};
 use super::{ClassData, RiseEGraph, RiseNode};
 use std::mem::size_of;
 
@@ -63,7 +64,7 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     for class in egraph.classes() {
         class_nodes += class.nodes.capacity() * node;
         parents += class.parents().len() * size_of::<egg::Id>();
-        index_sets += (class.data.free.len() + class.data.free_nats.len()) * 4;
+        index_sets += class.data.free.heap_bytes();
     }
     let analysis = &egraph.analysis;
     let renamed_keys: usize = analysis.renamed.keys().map(|k| k.2.len() * 8).sum();
@@ -82,9 +83,9 @@ pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
         ("free-index sets", index_sets),
         (
             "extraction memo tables",
-            buckets(analysis.renamed.len()) * 48
+            buckets(analysis.renamed.len()) * (size_of::<(RenameKey, egg::Id)>() + 1)
                 + renamed_keys
-                + buckets(analysis.reduced.len()) * 40,
+                + buckets(analysis.reduced.len()) * (size_of::<(ReduceKey, egg::Id)>() + 1),
         ),
         ("union-find", ids * size_of::<egg::Id>()),
     ];

@@ -9,11 +9,14 @@
 mod analysis;
 pub mod enumerate;
 mod footprint;
+mod indices;
 mod lang;
+mod nat_handles;
 
-pub use analysis::{type_free_nats, ClassData, IndexSet, RiseAnalysis, RiseEGraph};
+pub use analysis::{type_free_nats, ClassData, RiseAnalysis, RiseEGraph};
 pub use footprint::{footprint, imminent_growth};
-pub use lang::{RiseNode, RiseOp};
+pub use indices::{FreeIndices, IndexBuf, Indices};
+pub use lang::{OpVariant, RiseNode, RiseOp};
 
 use crate::core::{debruijn, Expr, ExprKind};
 use crate::nat::Nat;
@@ -67,7 +70,7 @@ pub fn extract_smallest(egraph: &RiseEGraph, id: Id) -> Expr {
 /// Builds a core node from an e-node whose children are turned into terms by `child`.
 pub fn node_to_expr(node: &RiseNode, child: &mut dyn FnMut(Id) -> Expr) -> Expr {
     let ids = node.children_ids();
-    let kind = match &node.op {
+    let kind = match &node.op() {
         RiseOp::Var(i) => ExprKind::Var(*i),
         RiseOp::Lambda => ExprKind::Lambda(Box::new(child(ids[0]))),
         RiseOp::App => ExprKind::App(Box::new(child(ids[0])), Box::new(child(ids[1]))),
@@ -89,8 +92,14 @@ pub fn add_renamed(
 ) -> Option<Id> {
     let id = egraph.find(id);
     let data = &egraph[id].data;
-    let mapped: Box<[Option<u32>]> = data.free.iter().map(|&i| map(i)).collect();
-    if data.free.iter().zip(&mapped).all(|(&i, m)| *m == Some(i)) {
+    let mapped: Box<[Option<u32>]> = data.free.exprs().iter().map(map).collect();
+    if data
+        .free
+        .exprs()
+        .iter()
+        .zip(&mapped)
+        .all(|(i, m)| *m == Some(i))
+    {
         return Some(id);
     }
     // The smallest size identifies the term extraction would return: it only changes when a
@@ -135,10 +144,12 @@ pub fn add_nat_beta(egraph: &mut RiseEGraph, body: Id, value: &Nat) -> Id {
 pub fn check_types(egraph: &RiseEGraph) -> Result<(), String> {
     for class in egraph.classes() {
         for node in &class.nodes {
-            if node.ty != class.data.ty {
+            if node.ty != *class.data.ty() {
                 return Err(format!(
                     "class {} of type {} holds node {node} of type {}",
-                    class.id, class.data.ty, node.ty
+                    class.id,
+                    class.data.ty(),
+                    node.ty
                 ));
             }
         }

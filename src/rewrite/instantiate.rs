@@ -115,7 +115,7 @@ impl Builder<'_> {
             Tpl::Var(slot, _) => {
                 let id = self.bindings.expr(*slot);
                 let data = &self.egraph[id].data;
-                Typed::leaf(data.ty.clone())
+                Typed::leaf(data.ty().clone())
             }
             Tpl::Bound(i) => {
                 let ty = self
@@ -225,10 +225,10 @@ pub fn instantiate(
         exprs: bindings
             .exprs
             .iter()
-            .map(|b| b.map(|id| egraph[id].data.ty.clone()))
+            .map(|b| b.map(|id| egraph[id].data.ty().clone()))
             .collect(),
         nats: bindings.nats.clone(),
-        target: egraph[target].data.ty.clone(),
+        target: egraph[target].data.ty().clone(),
     };
     let cached = cache
         .lock()
@@ -263,8 +263,8 @@ pub fn instantiate(
 fn check_free_variables(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings) -> Result<(), Skip> {
     match tpl {
         Tpl::Var(slot, renaming) => {
-            let free = &egraph[bindings.expr(*slot)].data.free;
-            if free.iter().any(|&i| renaming.map(i).is_none()) {
+            let free = egraph[bindings.expr(*slot)].data.free.exprs();
+            if free.iter().any(|i| renaming.map(i).is_none()) {
                 return Err(Skip::FreeVariable);
             }
             Ok(())

@@ -5,7 +5,7 @@
 //! match carry the types.
 
 use super::pattern::{NatPat, Pat};
-use crate::egraph::{RiseEGraph, RiseOp};
+use crate::egraph::{OpVariant, RiseEGraph, RiseOp};
 use crate::nat::Nat;
 use egg::Id;
 
@@ -57,8 +57,11 @@ pub fn match_class(
         },
         _ => {
             for node in egraph[class].nodes.iter() {
+                if !root_matches(pat, node.variant()) {
+                    continue;
+                }
                 let ids = node.children_ids();
-                match (pat, &node.op) {
+                match (pat, &node.op()) {
                     (Pat::Bound(i), RiseOp::Var(j)) if i == j => out.push(base.clone()),
                     (Pat::Prim(p), RiseOp::Prim(q)) if p == q => out.push(base.clone()),
                     (Pat::Literal(l), RiseOp::Literal(m)) if l == m => out.push(base.clone()),
@@ -97,17 +100,17 @@ pub fn match_class(
     }
 }
 
-/// Whether a node with this operator can be the root of a match of `pat`.
-pub fn root_matches(pat: &Pat, op: &RiseOp) -> bool {
+/// Whether a node with an operator of this variant can be the root of a match of `pat`.
+pub fn root_matches(pat: &Pat, op: OpVariant) -> bool {
     matches!(
         (pat, op),
-        (Pat::Bound(_), RiseOp::Var(_))
-            | (Pat::Prim(_), RiseOp::Prim(_))
-            | (Pat::Literal(_), RiseOp::Literal(_))
-            | (Pat::Lambda(_), RiseOp::Lambda)
-            | (Pat::NatLambda(_), RiseOp::NatLambda)
-            | (Pat::App(..), RiseOp::App)
-            | (Pat::NatApp(..), RiseOp::NatApp(_))
+        (Pat::Bound(_), OpVariant::Var)
+            | (Pat::Prim(_), OpVariant::Prim)
+            | (Pat::Literal(_), OpVariant::Literal)
+            | (Pat::Lambda(_), OpVariant::Lambda)
+            | (Pat::NatLambda(_), OpVariant::NatLambda)
+            | (Pat::App(..), OpVariant::App)
+            | (Pat::NatApp(..), OpVariant::NatApp)
     )
 }
 
@@ -157,7 +160,9 @@ pub fn search_each(
         if k % CLASSES_PER_CHECK == CLASSES_PER_CHECK - 1 && interrupt() {
             return None;
         }
-        if !matches!(pat, Pat::Var(_)) && !class.nodes.iter().any(|n| root_matches(pat, &n.op)) {
+        if !matches!(pat, Pat::Var(_))
+            && !class.nodes.iter().any(|n| root_matches(pat, n.variant()))
+        {
             continue;
         }
         scratch.clear();

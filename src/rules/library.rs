@@ -11,7 +11,7 @@
 use super::vectorize;
 use super::RuleInfo;
 use crate::core::Literal;
-use crate::egraph::{RiseEGraph, RiseOp};
+use crate::egraph::{OpVariant, RiseEGraph, RiseOp};
 use crate::nat::Nat;
 use crate::primitive::Primitive;
 use crate::rewrite::pattern::RuleSignature;
@@ -94,46 +94,59 @@ fn slot(rule: &Rule, var: &str) -> usize {
 fn applies(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
     fn head(egraph: &RiseEGraph, class: Id, p: Primitive, fuel: u32) -> bool {
         fuel > 0
-            && egraph[class].nodes.iter().any(|n| match n.op {
-                RiseOp::Prim(q) => q == p,
-                RiseOp::App | RiseOp::NatApp(_) => head(egraph, n.children_ids()[0], p, fuel - 1),
+            && egraph[class].nodes.iter().any(|n| match n.variant() {
+                OpVariant::Prim => n.op() == RiseOp::Prim(p),
+                OpVariant::App | OpVariant::NatApp => {
+                    head(egraph, n.children_ids()[0], p, fuel - 1)
+                }
                 _ => false,
             })
     }
     egraph[class]
         .nodes
         .iter()
-        .any(|n| matches!(n.op, RiseOp::App) && head(egraph, n.children_ids()[0], p, 4))
+        .any(|n| n.variant() == OpVariant::App && head(egraph, n.children_ids()[0], p, 4))
 }
 
 fn holds_prim(egraph: &RiseEGraph, class: Id, p: Primitive) -> bool {
-    egraph[class].nodes.iter().any(|n| n.op == RiseOp::Prim(p))
+    egraph[class]
+        .nodes
+        .iter()
+        .any(|n| n.variant() == OpVariant::Prim && n.op() == RiseOp::Prim(p))
 }
 
 /// Whether the class holds a literal equal to `v` (floats or integers).
 fn holds_number(egraph: &RiseEGraph, class: Id, v: f64) -> bool {
-    egraph[class].nodes.iter().any(|n| match n.op {
+    egraph[class]
+        .nodes
+        .iter()
+        .any(|n| n.variant() == OpVariant::Literal && literal_equals(&n.op(), v))
+}
+
+/// Whether `op` is a literal equal to `v`.
+fn literal_equals(op: &RiseOp, v: f64) -> bool {
+    match *op {
         RiseOp::Literal(Literal::F32(bits)) => f32::from_bits(bits) as f64 == v,
         RiseOp::Literal(Literal::F64(bits)) => f64::from_bits(bits) == v,
         RiseOp::Literal(Literal::I32(i)) => i as f64 == v,
         RiseOp::Literal(Literal::I64(i)) => i as f64 == v,
         _ => false,
-    })
+    }
 }
 
 fn is_array(egraph: &RiseEGraph, class: Id) -> bool {
-    matches!(egraph[class].data.ty.get(), TypeNode::Array(..))
+    matches!(egraph[class].data.ty().get(), TypeNode::Array(..))
 }
 
 fn is_f32_array(egraph: &RiseEGraph, class: Id) -> bool {
-    matches!(egraph[class].data.ty.get(),
+    matches!(egraph[class].data.ty().get(),
         TypeNode::Array(_, e) if matches!(e.get(), TypeNode::Scalar(ScalarType::F32)))
 }
 
 /// store-to-mem: data-typed classes that are not themselves a `toMem` (which would grow
 /// `toMem (toMem …)` forever).
 fn store_to_mem(rule: Rule) -> Rule {
-    rule.when(|eg, _, id| eg[id].data.ty.is_data() && !applies(eg, id, Primitive::ToMem))
+    rule.when(|eg, _, id| eg[id].data.ty().is_data() && !applies(eg, id, Primitive::ToMem))
 }
 
 /// join-split: arrays that are not themselves a `split` (which would grow `split (split …)`
@@ -160,7 +173,7 @@ fn blocked_reduce(rule: Rule) -> Rule {
 fn vec_before_map(rule: Rule) -> Rule {
     let f = slot(&rule, "f");
     let ty = types::fun(types::f32(), types::f32());
-    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 
@@ -171,7 +184,7 @@ fn vec_before_map_triple(rule: Rule) -> Rule {
         types::pair(types::f32(), types::pair(types::f32(), types::f32())),
         types::f32(),
     );
-    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 
@@ -179,7 +192,7 @@ fn vec_before_map_triple(rule: Rule) -> Rule {
 fn vec_before_map_pair(rule: Rule) -> Rule {
     let f = slot(&rule, "f");
     let ty = types::fun(types::pair(types::f32(), types::f32()), types::f32());
-    rule.when(move |eg, b, _| eg[b.expr(f)].data.ty == ty)
+    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
 

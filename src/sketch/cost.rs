@@ -1,7 +1,7 @@
 //! Cost models for sketch-constrained extraction: monotone and local, the cost of a term is the
 //! sum of its nodes' costs, each at least 1 (so that a cheapest term never contains itself).
 
-use crate::egraph::{RiseNode, RiseOp};
+use crate::egraph::{OpVariant, RiseNode, RiseOp};
 use crate::primitive::Primitive;
 
 /// A cost model a guide step may name (`cost = ast-size`).
@@ -51,7 +51,8 @@ impl CostModel {
     pub fn node_cost(self, node: &RiseNode) -> u64 {
         match self {
             CostModel::AstSize => 1,
-            CostModel::SequentialFirst => match node.op {
+            CostModel::SequentialFirst if node.variant() != OpVariant::Prim => 1,
+            CostModel::SequentialFirst => match node.op() {
                 RiseOp::Prim(
                     Primitive::MapPar | Primitive::MapSeqUnroll | Primitive::ReduceSeqUnroll,
                 ) => 2,

@@ -15,7 +15,7 @@
 use super::cost::CostModel;
 use super::Sketch;
 use crate::core::{Expr, ExprKind};
-use crate::egraph::{RiseEGraph, RiseNode, RiseOp};
+use crate::egraph::{OpVariant, RiseEGraph, RiseNode, RiseOp};
 use egg::{Id, Language};
 
 /// How the cheapest term of a class under a sketch node is built.
@@ -170,11 +170,13 @@ impl<'a> SketchTable<'a> {
             Flat::Leaf(s) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        let hit = match (s, &n.op) {
-                            (Sketch::Prim(p), RiseOp::Prim(q)) => p == q,
-                            (Sketch::Literal(l), RiseOp::Literal(m)) => l == m,
-                            _ => false,
-                        };
+                        let leaf = matches!(n.variant(), OpVariant::Prim | OpVariant::Literal);
+                        let hit = leaf
+                            && match (s, &n.op()) {
+                                (Sketch::Prim(p), RiseOp::Prim(q)) => p == q,
+                                (Sketch::Literal(l), RiseOp::Literal(m)) => l == m,
+                                _ => false,
+                            };
                         if hit {
                             improve(
                                 &mut t,
@@ -191,12 +193,12 @@ impl<'a> SketchTable<'a> {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
                         let ch = n.children();
-                        let cost = match n.op {
-                            RiseOp::App => self
+                        let cost = match n.variant() {
+                            OpVariant::App => self
                                 .child_cost(*f, ch[0])
                                 .zip(self.child_cost(*a, ch[1]))
                                 .map(|(x, y)| x.saturating_add(y)),
-                            RiseOp::NatApp(_) if *a == self.any => self.child_cost(*f, ch[0]),
+                            OpVariant::NatApp if *a == self.any => self.child_cost(*f, ch[0]),
                             _ => None,
                         };
                         if let Some(c) = cost {
@@ -210,12 +212,12 @@ impl<'a> SketchTable<'a> {
             Flat::NatApp(f, want) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        if let RiseOp::NatApp(m) = &n.op {
-                            if m == want {
-                                if let Some(c) = self.child_cost(*f, n.children()[0]) {
-                                    let total = c.saturating_add(self.cost.node_cost(n));
-                                    improve(&mut t, class.id, total, Choice::Node(k as u32));
-                                }
+                        if n.variant() == OpVariant::NatApp
+                            && n.op() == RiseOp::NatApp(want.clone())
+                        {
+                            if let Some(c) = self.child_cost(*f, n.children()[0]) {
+                                let total = c.saturating_add(self.cost.node_cost(n));
+                                improve(&mut t, class.id, total, Choice::Node(k as u32));
                             }
                         }
                     }
@@ -225,7 +227,7 @@ impl<'a> SketchTable<'a> {
             Flat::Lambda(b) => {
                 for class in eg.classes() {
                     for (k, n) in class.nodes.iter().enumerate() {
-                        if n.op == RiseOp::Lambda {
+                        if n.variant() == OpVariant::Lambda {
                             if let Some(c) = self.child_cost(*b, n.children()[0]) {
                                 let total = c.saturating_add(self.cost.node_cost(n));
                                 improve(&mut t, class.id, total, Choice::Node(k as u32));
@@ -249,7 +251,7 @@ impl<'a> SketchTable<'a> {
             Flat::Typed(s, ty) => {
                 for class in eg.classes() {
                     if let Some(e) = self.get(*s, class.id) {
-                        if ty.matches(&class.data.ty) {
+                        if ty.matches(class.data.ty()) {
                             t[slot(class.id)] = Some(Entry {
                                 cost: e.cost,
                                 choice: Choice::Inner,
