@@ -7,7 +7,6 @@
 
 mod common;
 
-use common::{risec, stderr};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -44,30 +43,12 @@ fn register_blocked_versions_match_the_parallel_baseline_at_1536() {
     }
 }
 
-/// Runs the main job on `sketches/matmul/register-blocking.sk`, writing `mm.c` and `mm.h` into
-/// the target directory's `dir`; returns the path of `mm.c`.
-fn generate_c(dir: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join("mm.c");
-    let o = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/register-blocking.sk",
-        "-o",
-        c.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    c
-}
-
 /// The generated C keeps the structure readable: a micro-kernel whose unrolled statements name
 /// the Rise primitives they come from, the element of A broadcast (`{s, s, …}`), packed copies
 /// made once per call, and the row-block loop run by OpenMP.
 #[test]
 fn the_micro_kernel_is_recognisable_in_the_c() {
-    let c = generate_c("register-blocking-c");
+    let c = common::compile_matmul_sketch("register-blocking", "register-blocking-c");
     let source = std::fs::read_to_string(&c).unwrap();
     for expected in [
         "// mapSeqUnroll: iteration 5",
@@ -91,7 +72,7 @@ fn the_micro_kernel_is_recognisable_in_the_c() {
 /// plain triple loop.
 #[test]
 fn temporaries_kept_between_calls_give_the_same_results() {
-    let c = generate_c("register-blocking-kept");
+    let c = common::compile_matmul_sketch("register-blocking", "register-blocking-kept");
     let dir = c.parent().unwrap().to_path_buf();
     let main = dir.join("main.c");
     std::fs::write(
@@ -130,7 +111,15 @@ int main(void) {
     for define in ["-DRISE_KEEP", "-DRISE_FRESH_TEMPORARIES"] {
         let exe = dir.join(format!("mm{define}"));
         let cc = std::process::Command::new("cc")
-            .args(["-O2", "-march=native", "-fopenmp", "-Wall", "-Wextra", "-Werror", define])
+            .args([
+                "-O2",
+                "-march=native",
+                "-fopenmp",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                define,
+            ])
             .arg(&c)
             .arg(&main)
             .arg("-o")
@@ -138,7 +127,11 @@ int main(void) {
             .arg("-lm")
             .output()
             .unwrap();
-        assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+        assert!(
+            cc.status.success(),
+            "{}",
+            String::from_utf8_lossy(&cc.stderr)
+        );
         let run = std::process::Command::new(&exe).output().unwrap();
         assert!(
             run.status.success(),

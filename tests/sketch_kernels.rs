@@ -6,7 +6,6 @@
 
 mod common;
 
-use common::{risec, stderr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -55,18 +54,8 @@ fn sketch_versions_match_the_parallel_baseline_at_1024() {
 
 #[test]
 fn the_main_job_writes_c_and_a_header_that_compile() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("main-job-c");
-    std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join("mm.c");
-    let o = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/parallel.sk",
-        "-o",
-        c.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let c = common::compile_matmul_sketch("parallel", "main-job-c");
+    let dir = c.parent().unwrap();
     let header = std::fs::read_to_string(dir.join("mm.h")).unwrap();
     assert!(header.contains(
         "int matmul(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);"

@@ -30,6 +30,25 @@ pub fn temp_file(name: &str, text: &[u8]) -> PathBuf {
     path
 }
 
+/// Runs the main job (`examples/matmul.rise`) with `sketches/matmul/SKETCH.sk`, writing `mm.c`
+/// and `mm.h` into the target directory's `dir`; returns the path of `mm.c`.
+pub fn compile_matmul_sketch(sketch: &str, dir: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("mm.c");
+    let sketch = format!("sketches/matmul/{sketch}.sk");
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        &sketch,
+        "-o",
+        c.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    c
+}
+
 /// Runs a `risec bench` driver in `verify` mode at `m×n×k` against the kernel named
 /// `reference` with `threads` OpenMP threads, checks every kernel's return code and relative
 /// error, and returns the names of the kernels checked.
@@ -80,7 +99,9 @@ pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> PathBuf {
     use risec::bench::{build, cli::sketch_version, Version};
     let versions: Vec<Version> = versions
         .iter()
-        .map(|v| sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap())
+        .map(|v| {
+            sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap()
+        })
         .collect();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     let (exe, _) = build(
