@@ -139,6 +139,14 @@ validations! {
     transpose_around_map_map_2m: "transpose-around-map-map-2m" as "transpose-around-map-map-2m" => [
         inst("def p {a b c d : nat} (xs : a.b.c.d.f32) (y : f32) = xs |> map (map (map (map {F})))"),
     ];
+    map_map_interchange: "map-map-interchange" as "map-map-interchange" => [
+        // The inner function uses the outer element a; the inner array does not.
+        inst("def p {n m : nat} (xs : n.f32) (ys : m.f32) (y : f32) =
+                xs |> map (fun a => ys |> map (fun b => {F} (a * b + y)))"),
+        // Rows against blocks of columns (the n-block split of the register-blocking sketch).
+        inst("def p {n m k : nat} (xs : n.k.f32) (ys : m.k.f32) (y : f32) =
+                xs |> map (fun r => ys |> map (fun c => zip r c |> map (fun p => fst p * snd p) |> reduce (+) y))"),
+    ];
     reduce_seq: "reduce-seq" as "reduce-seq" => [
         inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F} |> reduce {OP} 0.0"),
     ];
@@ -318,6 +326,15 @@ fn map_fission_needs_f_not_to_use_the_element() {
     assert_eq!(fired("map-fission", src, true, true), 0);
     let src = "def p {n : nat} (xs : n.f32) (y : f32) = xs |> map (fun v => y * (v + y))";
     assert_eq!(fired("map-fission", src, true, true), 1);
+}
+
+#[test]
+fn map_map_interchange_needs_an_inner_array_independent_of_the_outer_element() {
+    let src =
+        "def p {n : nat} (xs : n.n.f32) (y : f32) = xs |> map (fun r => r |> map (fun v => v + y))";
+    assert_eq!(fired("map-map-interchange", src, true, true), 0);
+    let src = "def p {n m : nat} (xs : n.f32) (ys : m.f32) (y : f32) = xs |> map (fun a => ys |> map (fun b => a * b))";
+    assert_eq!(fired("map-map-interchange", src, true, true), 1);
 }
 
 #[test]

@@ -32,11 +32,7 @@ pub struct BenchArgs {
 
 /// The baselines named on the command line, checked against the known ones (all when `None`).
 fn baseline_selection(names: Option<&[String]>) -> Result<Vec<String>, String> {
-    let known: Vec<&str> = BASELINES
-        .iter()
-        .map(|b| b.0)
-        .chain(["openblas"])
-        .collect();
+    let known: Vec<&str> = BASELINES.iter().map(|b| b.0).chain(["openblas"]).collect();
     let Some(names) = names else {
         return Ok(known.iter().map(|s| s.to_string()).collect());
     };

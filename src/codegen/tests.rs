@@ -65,7 +65,10 @@ fn broadcasts_are_initialisers_and_temporaries_are_aligned() {
         "temporaries are: {c}"
     );
     // Kept between calls (reused), handed back at the end of every call.
-    assert!(c.contains("= rise_temp_get(rise_kept, &f_temps[0], "), "{c}");
+    assert!(
+        c.contains("= rise_temp_get(rise_kept, &f_temps[0], "),
+        "{c}"
+    );
     assert!(c.contains("rise_temp_put(rise_kept, mem);"), "{c}");
     assert!(c.contains("void f_release_temporaries(void)"), "{c}");
 }
@@ -213,4 +216,32 @@ fn a_vector_of_one_repeated_element_is_a_broadcast() {
     )
     .unwrap();
     assert!(c.contains("(f32x8){s, s, s, s, s, s, s, s}"), "{c}");
+}
+
+/// A reduction whose destination is a block of columns of the output (reached through
+/// `transpose` and `join`) accumulates there, read back where it is written: no temporary, no
+/// copy; the zeroing of each block runs in parallel, as top-level copies do.
+#[test]
+fn a_reduction_into_a_block_of_columns_accumulates_in_the_output() {
+    let c = compile(
+        "def f {n m k : nat} (x : k.n.(m*4).f32) : n.(m*4).f32 = \
+         x |> map (map (split 4)) |> map transpose |> transpose \
+           |> mapSeq (fun blk => blk |> reduceSeq (fun acc row => zip acc row \
+                |> mapPar (fun p => zip (fst p) (snd p) |> mapSeq (fun q => fst q + snd q))) \
+              (generate (fun i => generate (fun j => 0.0)))) \
+           |> transpose |> map join",
+    )
+    .unwrap();
+    assert!(!c.contains("rise_temp_get(rise_kept"), "no temporary: {c}");
+    assert!(
+        c.contains("// reduceSeq: initialise the accumulator out"),
+        "{c}"
+    );
+    assert_eq!(c.matches("#pragma omp parallel for").count(), 2, "{c}");
+    let update = c
+        .lines()
+        .find(|l| l.contains("out[") && l.contains(" = out["))
+        .unwrap_or_else(|| panic!("an in-place update of out: {c}"));
+    let (lhs, rhs) = update.trim().split_once(" = ").unwrap();
+    assert!(rhs.starts_with(lhs), "reads where it writes: {update}");
 }

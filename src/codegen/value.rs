@@ -151,6 +151,10 @@ pub enum View<'a> {
         /// Lanes.
         w: u64,
     },
+    /// What is written to an acceptor, read back where it was written: element `i` is the
+    /// element at the acceptor's path extended by `i`. A reduction accumulates in place in a
+    /// destination reached through layouts (a column block of the output) this way.
+    Written(Acc),
     /// `pad l r x`: `x` outside `l .. l + n`, else `inner[i - l]`.
     Pad {
         /// The padded array.

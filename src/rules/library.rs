@@ -296,6 +296,14 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         "map (map (map (map f))) xs =>> \
          map (map transpose) (map (map (map (map f))) (map (map transpose) xs))"
     ),
+    rule!(
+        "map-map-interchange",
+        [],
+        "loop interchange of a map over a second array that does not depend on the outer element \
+         (the rows of a matrix and the columns of another): the maps swap, the result is \
+         transposed back (ys must not use x)",
+        "map (fun x => map fx ys) xs =>> transpose (map (fun y => map (fun x => fx y) xs) ys)"
+    ),
     // Reductions
     rule!(
         "reduce-seq",

@@ -7,7 +7,7 @@ mod read;
 mod reduce;
 mod write;
 
-use write::mem_region;
+use write::{mem_region, resolve, Resolved};
 
 use super::c_ast::{BinOp, CExpr, CType, Place, Stmt};
 use super::ix::Ix;
@@ -35,11 +35,14 @@ const MAX_REGISTER_BYTES: i64 = 2048;
 /// The largest temporary placed on the stack inside a loop, in bytes.
 const MAX_STACK_TEMP: i64 = 64 * 1024;
 
-/// In a function that has parallel loops, the copy loops at its top level (an accumulator the
-/// size of the output filled before a reduction, say) run in parallel too: a sequential pass over
-/// a large array would be the only part of the function that one thread does alone (1 of 45 ms
-/// with 2 threads for the register-blocked GEMM at 1536³). A program without `mapPar` stays
-/// sequential.
+/// In a function that has parallel loops, the copy loops that run on one thread between them
+/// (an accumulator the size of the output filled before a reduction, say) run in parallel too:
+/// a sequential pass over a large array would be the only part of the function that one thread
+/// does alone (1 of 45 ms with 2 threads for the register-blocked GEMM at 1536³). Those are the
+/// copy loops at the top level and in sequential loops that themselves contain parallel loops
+/// (a block of columns zeroed before its reduction); copies inside parallel loops, or in
+/// sequential loops with no parallel loop inside, stay as they are. A program without `mapPar`
+/// stays sequential.
 fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
     fn has_parallel(s: &Stmt) -> bool {
         match s {
@@ -52,13 +55,21 @@ fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
         return;
     }
     for s in stmts {
-        if let Stmt::For {
-            parallel, comment, ..
-        } = s
-        {
-            if comment == "copy" {
-                *parallel = true;
+        match s {
+            Stmt::For {
+                parallel,
+                comment,
+                body,
+                ..
+            } if !*parallel => {
+                if comment == "copy" {
+                    *parallel = true;
+                } else if body.iter().any(has_parallel) {
+                    parallelise_top_level_copies(body);
+                }
             }
+            Stmt::Block(_, body) => parallelise_top_level_copies(body),
+            _ => {}
         }
     }
 }
@@ -501,10 +512,19 @@ impl Lowering {
 
     /// Whether an accumulator of type `ty` is small enough to be kept in registers.
     fn fits_in_registers(&self, ty: &Type) -> bool {
-        let bytes = self.scalars(ty).ok().and_then(|n| n.as_const()).zip(
-            Lowering::base_scalar(ty).ok().map(scalar_bytes),
-        );
-        bytes.is_some_and(|(n, b)| n * b <= MAX_REGISTER_BYTES)
+        self.constant_bytes(ty)
+            .is_some_and(|b| b <= MAX_REGISTER_BYTES)
+    }
+
+    /// Whether a temporary of type `ty` is a local array (`alloc_temp` puts it on the stack).
+    fn fits_on_stack(&self, ty: &Type) -> bool {
+        self.constant_bytes(ty).is_some_and(|b| b <= MAX_STACK_TEMP)
+    }
+
+    /// The size in bytes of a value of type `ty`, when it is a constant.
+    fn constant_bytes(&self, ty: &Type) -> Option<i64> {
+        let n = self.scalars(ty).ok()?.as_const()?;
+        Some(n * scalar_bytes(Lowering::base_scalar(ty).ok()?))
     }
 
     fn is_value_type(&self, ty: &Type) -> bool {
@@ -603,8 +623,18 @@ fn root_name(v: &Val<'_>) -> String {
             | View::Zip(inner, _) => root_name(inner),
             View::Map { xs, .. } => root_name(xs),
             View::Generate { .. } => "g".into(),
+            View::Written(acc) => acc_root_name(&acc.node),
         },
         _ => "x".into(),
+    }
+}
+
+/// The variable or buffer an acceptor finally writes to.
+pub(super) fn acc_root_name(node: &AccNode) -> String {
+    match node {
+        AccNode::Mem { buf, .. } => buf.clone(),
+        AccNode::Var(name) => name.clone(),
+        AccNode::Layout { inner, .. } => acc_root_name(inner),
     }
 }
 

@@ -51,6 +51,32 @@ impl Lowering {
                     )),
                 }
             }
+            View::Written(acc) => {
+                let at = acc.elem(i.clone());
+                if matches!(elem_ty.get(), TypeNode::Array(..)) {
+                    return Ok(arr(View::Written(at)));
+                }
+                match resolve(&at.node, &at.path, self)? {
+                    Some(Resolved::Mem {
+                        buf,
+                        idx,
+                        aligned_base,
+                    }) => {
+                        let ct = self.ctype(&elem_ty)?;
+                        let aligned = aligned_base && aligned_ok(ct, &idx);
+                        Ok(Val {
+                            ty: elem_ty,
+                            kind: ValKind::Scalar(CExpr::Load {
+                                buf,
+                                idx,
+                                ty: ct,
+                                aligned,
+                            }),
+                        })
+                    }
+                    _ => err("internal: reading back an element that is not in memory"),
+                }
+            }
             View::Offset { inner, start } => self.elem(inner, &start.add(i)),
             View::Split { inner, k } => Ok(arr(View::Offset {
                 inner: inner.clone(),

@@ -44,7 +44,8 @@ impl Lowering {
     }
 
     /// A reduction with an array accumulator: in the destination when it is plain memory of the
-    /// accumulator's type, else in a temporary copied out at the end; a small accumulator
+    /// accumulator's type, or memory reached through layouts (a block of columns) and too large
+    /// for a local block; else in a temporary copied out at the end; a small accumulator
     /// (at most `MAX_REGISTER_BYTES`) always in a local temporary, filled
     /// and emptied by unrolled copies, so that the C compiler keeps it in registers. The body updates the
     /// accumulator in place when it only reads each element where it writes it.
@@ -60,29 +61,49 @@ impl Lowering {
         let xs = self.force(xs.clone())?;
         let n = self.len(&xs.ty)?;
         let in_registers = self.fits_in_registers(ty);
-        let plain = mem_region(dest, self)?.filter(|(_, _, t, _)| t == ty && !in_registers);
-        let (buf, offset, aligned_base, copy_out) = match plain {
-            Some((b, o, _, a)) => (b, o, a, false),
-            None => {
-                let (b, _) = self.alloc_temp(ty, "acc")?;
-                if in_registers {
-                    self.emit(Stmt::Comment(format!(
-                        "{}: the accumulator {b} ({ty}) is small enough to stay in registers",
-                        prim.name()
-                    )));
+        let region = mem_region(dest, self)?;
+        let plain = region
+            .clone()
+            .filter(|(_, _, t, _)| t == ty && !in_registers);
+        // Where the accumulator lives: plain memory of the destination; else a local block (a
+        // small constant size: a tile that stays in cache), copied out at the end; else memory
+        // reached through layouts (a block of columns of the output), read back where it is
+        // written; else a heap temporary, copied out at the end.
+        let through_layouts = region.is_none()
+            && !self.fits_on_stack(ty)
+            && matches!(&*dest.node, AccNode::Layout { .. })
+            && written_to_memory(&dest.node);
+        let (buf, offset, acc_view, acc_mem, copy_out) = if through_layouts {
+            let view = Val {
+                ty: ty.clone(),
+                kind: ValKind::Array(Rc::new(View::Written(dest.clone()))),
+            };
+            (acc_root_name(&dest.node), None, view, dest.clone(), false)
+        } else {
+            let (buf, offset, aligned_base, copy_out) = match plain {
+                Some((b, o, _, a)) => (b, o, a, false),
+                None => {
+                    let (b, _) = self.alloc_temp(ty, "acc")?;
+                    if in_registers {
+                        self.emit(Stmt::Comment(format!(
+                            "{}: the accumulator {b} ({ty}) is small enough to stay in registers",
+                            prim.name()
+                        )));
+                    }
+                    (b, Ix::constant(0), true, true)
                 }
-                (b, Ix::constant(0), true, true)
-            }
+            };
+            let view = Val {
+                ty: ty.clone(),
+                kind: ValKind::Array(Rc::new(View::Mem {
+                    buf: buf.clone(),
+                    offset: offset.clone(),
+                    aligned_base,
+                })),
+            };
+            let acc = Acc::mem(&buf, ty.clone(), offset.clone(), aligned_base);
+            (buf, Some(offset), view, acc, copy_out)
         };
-        let acc_view = Val {
-            ty: ty.clone(),
-            kind: ValKind::Array(Rc::new(View::Mem {
-                buf: buf.clone(),
-                offset: offset.clone(),
-                aligned_base,
-            })),
-        };
-        let acc_mem = Acc::mem(&buf, ty.clone(), offset.clone(), aligned_base);
         let kind = || {
             if prim == Primitive::ReduceSeqUnroll {
                 LoopKind::Unroll
@@ -107,7 +128,7 @@ impl Lowering {
         } else {
             None
         };
-        let same_region = matches!(&init.kind, ValKind::Array(v) if matches!(&**v, View::Mem { buf: b, offset: o, .. } if *b == buf && *o == offset));
+        let same_region = matches!(&init.kind, ValKind::Array(v) if matches!(&**v, View::Mem { buf: b, offset: o, .. } if *b == buf && Some(o) == offset.as_ref()));
         if !same_region {
             self.emit(Stmt::Comment(format!(
                 "{}: initialise the accumulator {buf}",
@@ -165,6 +186,15 @@ impl Lowering {
     }
 }
 
+/// Whether every write to an acceptor lands in a memory buffer (no local variable at its root).
+fn written_to_memory(node: &AccNode) -> bool {
+    match node {
+        AccNode::Mem { .. } => true,
+        AccNode::Var(_) => false,
+        AccNode::Layout { inner, .. } => written_to_memory(inner),
+    }
+}
+
 /// Whether updating the accumulator `buf` in place is safe for the body `stmts`: every read of
 /// an element either sits in the store that writes it back (`acc[i] = acc[i] + x`), or comes
 /// before the only writes of that element (a register accumulator loaded, updated, stored back).
@@ -176,7 +206,12 @@ pub(super) fn in_place_safe(stmts: &[Stmt], buf: &str) -> bool {
     let mut accesses = Vec::new();
     collect_accesses(stmts, buf, &mut Vec::new(), &mut accesses);
     accesses.iter().enumerate().all(|(at, a)| {
-        let Access::Load { idx, loops, in_own_store } = a else {
+        let Access::Load {
+            idx,
+            loops,
+            in_own_store,
+        } = a
+        else {
             return true;
         };
         if *in_own_store {
@@ -184,7 +219,11 @@ pub(super) fn in_place_safe(stmts: &[Stmt], buf: &str) -> bool {
         }
         let mut written_later = false;
         for (other_at, other) in accesses.iter().enumerate() {
-            let Access::Store { idx: sidx, loops: sloops } = other else {
+            let Access::Store {
+                idx: sidx,
+                loops: sloops,
+            } = other
+            else {
                 continue;
             };
             if sidx != idx {
