@@ -122,7 +122,7 @@ fn parallel_is_found_and_verified() {
 #[test]
 fn register_blocked_versions_are_found_and_verified() {
     for (name, vector, sizes) in [
-        ("register-blocking", "<8>f32", [192, 512, 384]),
+        ("register-blocking", "<8>f32", [48, 512, 768]),
         ("register-blocking-avx512", "<16>f32", [96, 32, 256]),
     ] {
         let out = run(

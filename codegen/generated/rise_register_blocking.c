@@ -60,8 +60,8 @@ void rise_register_blocking_release_temporaries(void) {
 int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if (((long long)n) % 512 != 0) return 1; /* assumes `n/512` is a whole number */
-    if (((long long)k) % 384 != 0) return 1; /* assumes `k/384` is a whole number */
-    if (((long long)m) % 192 != 0) return 1; /* assumes `m/192` is a whole number */
+    if (((long long)k) % 768 != 0) return 1; /* assumes `k/768` is a whole number */
+    if (((long long)m) % 48 != 0) return 1; /* assumes `m/48` is a whole number */
     if ((long long)m * (long long)n > INT_MAX || (long long)k * (long long)m > INT_MAX || (long long)k * (long long)n > INT_MAX || (long long)k * ((long long)n / 16) * 16 > INT_MAX || (long long)k * ((long long)m / 6) * 6 > INT_MAX) return 3;
 #if defined(RISE_FRESH_TEMPORARIES)
     const int rise_kept = 0;
@@ -97,170 +97,170 @@ int rise_register_blocking(int m, int n, int k, float *restrict out, const float
                 out[g_row * n + mem_blk * 512 + g_i] = 0.0f;
             }
         }
-        for (int k_mem1_col = 0; k_mem1_col < (k / 384); k_mem1_col++) { // reduceSeq
+        for (int k_mem1_col = 0; k_mem1_col < (k / 768); k_mem1_col++) { // reduceSeq
             #pragma omp parallel for
-            for (int out_blk = 0; out_blk < (m / 192); out_blk++) { // mapPar
-                for (int out_blk1 = 0; out_blk1 < 32; out_blk1++) { // mapSeq
-                    for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
+            for (int out_blk = 0; out_blk < (m / 48); out_blk++) { // mapPar
+                for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
+                    for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
                         float acc[96] __attribute__((aligned(64)));
                         // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
                         // reduceSeq: initialise the accumulator acc
                         { // copy: iteration 0
                             { // copy: iteration 0
-                                f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16]));
+                                f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16]));
                             }
                             { // copy: iteration 1
-                                f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
+                                f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
                             }
                         }
                         { // copy: iteration 1
                             { // copy: iteration 0
-                                f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n]));
+                                f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n]));
                             }
                             { // copy: iteration 1
-                                f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
+                                f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
                             }
                         }
                         { // copy: iteration 2
                             { // copy: iteration 0
-                                f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
+                                f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
                             }
                             { // copy: iteration 1
-                                f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
+                                f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
                             }
                         }
                         { // copy: iteration 3
                             { // copy: iteration 0
-                                f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
+                                f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
                             }
                             { // copy: iteration 1
-                                f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
+                                f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
                             }
                         }
                         { // copy: iteration 4
                             { // copy: iteration 0
-                                f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
+                                f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
                             }
                             { // copy: iteration 1
-                                f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
+                                f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
                             }
                         }
                         { // copy: iteration 5
                             { // copy: iteration 0
-                                f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
+                                f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
                             }
                             { // copy: iteration 1
-                                f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
+                                f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
                             }
                         }
-                        for (int k_out_col = 0; k_out_col < 384; k_out_col++) { // reduceSeq
+                        for (int k_out_col = 0; k_out_col < 768; k_out_col++) { // reduceSeq
                             { // mapSeqUnroll: iteration 0
                                 { // mapSeqUnroll: iteration 0
-                                    float s = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6];
-                                    f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16])));
+                                    float s = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                    f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16])));
                                 }
                                 { // mapSeqUnroll: iteration 1
-                                    float s1 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6];
-                                    f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16 + 8])));
+                                    float s1 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                    f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
                                 }
                             }
                             { // mapSeqUnroll: iteration 1
                                 { // mapSeqUnroll: iteration 0
-                                    float s2 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 1];
-                                    f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16])));
+                                    float s2 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                    f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16])));
                                 }
                                 { // mapSeqUnroll: iteration 1
-                                    float s3 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 1];
-                                    f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16 + 8])));
+                                    float s3 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                    f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
                                 }
                             }
                             { // mapSeqUnroll: iteration 2
                                 { // mapSeqUnroll: iteration 0
-                                    float s4 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 2];
-                                    f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16])));
+                                    float s4 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                    f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16])));
                                 }
                                 { // mapSeqUnroll: iteration 1
-                                    float s5 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 2];
-                                    f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16 + 8])));
+                                    float s5 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                    f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
                                 }
                             }
                             { // mapSeqUnroll: iteration 3
                                 { // mapSeqUnroll: iteration 0
-                                    float s6 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 3];
-                                    f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16])));
+                                    float s6 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                    f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16])));
                                 }
                                 { // mapSeqUnroll: iteration 1
-                                    float s7 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 3];
-                                    f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16 + 8])));
+                                    float s7 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                    f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
                                 }
                             }
                             { // mapSeqUnroll: iteration 4
                                 { // mapSeqUnroll: iteration 0
-                                    float s8 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 4];
-                                    f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16])));
+                                    float s8 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                    f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16])));
                                 }
                                 { // mapSeqUnroll: iteration 1
-                                    float s9 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 4];
-                                    f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16 + 8])));
+                                    float s9 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                    f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
                                 }
                             }
                             { // mapSeqUnroll: iteration 5
                                 { // mapSeqUnroll: iteration 0
-                                    float s10 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 5];
-                                    f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16])));
+                                    float s10 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                    f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16])));
                                 }
                                 { // mapSeqUnroll: iteration 1
-                                    float s11 = mem1[out_blk * k * 192 + out_blk1 * k * 6 + k_mem1_col * 2304 + k_out_col * 6 + 5];
-                                    f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 6144 + k_out_col * 16 + 8])));
+                                    float s11 = mem1[out_blk * k * 48 + out_row * k * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                    f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k * 512 + out_col * k * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
                                 }
                             }
                         }
                         { // copy: iteration 0
                             { // copy: iteration 0
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
                             }
                             { // copy: iteration 1
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
                             }
                         }
                         { // copy: iteration 1
                             { // copy: iteration 0
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
                             }
                             { // copy: iteration 1
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
                             }
                         }
                         { // copy: iteration 2
                             { // copy: iteration 0
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
                             }
                             { // copy: iteration 1
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
                             }
                         }
                         { // copy: iteration 3
                             { // copy: iteration 0
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
                             }
                             { // copy: iteration 1
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
                             }
                         }
                         { // copy: iteration 4
                             { // copy: iteration 0
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
                             }
                             { // copy: iteration 1
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
                             }
                         }
                         { // copy: iteration 5
                             { // copy: iteration 0
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
                             }
                             { // copy: iteration 1
-                                f32x8_store(&out[out_blk * n * 192 + out_blk1 * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
+                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
                             }
                         }
                     }
