@@ -312,6 +312,34 @@ fn vectors_temporaries_and_windows_match_the_interpreter() {
     check_against_interpreter("accshift", rev, rev, &[4]);
 }
 
+/// Reductions whose accumulator is the output reached through layouts (too large for a local
+/// block: the sizes are symbolic) accumulate there and read it back where they wrote it.
+#[test]
+fn accumulators_in_the_output_through_layouts_match_the_interpreter() {
+    // Blocks of columns (transpose and join), the inner loop parallel.
+    let cols = "def c {n m k : nat} (x : k.n.(m*4).f32) : n.(m*4).f32 = \
+        x |> map (map (split 4)) |> map transpose |> transpose \
+          |> mapSeq (fun blk => blk |> reduceSeq (fun acc row => zip acc row \
+               |> mapPar (fun p => zip (fst p) (snd p) |> mapSeq (fun q => fst q + snd q))) \
+             (generate (fun i => generate (fun j => 1.0)))) \
+          |> transpose |> map join";
+    check_against_interpreter("acc_columns", cols, cols, &[3, 2, 5]);
+    // Vectors written through asScalar: read back lane by lane.
+    let vec = "def v {k n : nat} (x : k.(n*8).f32) : (n*8).f32 = \
+        x |> map (asVector 8) \
+          |> reduceSeq (fun acc row => zip acc row |> mapSeq (fun p => fst p + snd p)) \
+             (generate (fun i => vectorFromScalar 0.5)) \
+          |> asScalar";
+    check_against_interpreter("acc_vectors", vec, vec, &[4, 3]);
+    let rows = "def w {k m n : nat} (x : k.m.(n*8).f32) : m.(n*8).f32 = \
+        x |> map (map (asVector 8)) \
+          |> reduceSeq (fun acc blk => zip acc blk \
+               |> mapSeq (fun p => zip (fst p) (snd p) |> mapSeq (fun q => fst q + snd q))) \
+             (generate (fun i => generate (fun j => vectorFromScalar 0.0))) \
+          |> map asScalar";
+    check_against_interpreter("acc_vector_rows", rows, rows, &[3, 2, 2]);
+}
+
 #[test]
 fn a_sketch_shaped_tile_reduction_matches_the_interpreter() {
     // The shape equality saturation produces for blocking: the tile accumulator is a generated

@@ -330,8 +330,10 @@ fn map_fission_needs_f_not_to_use_the_element() {
 
 #[test]
 fn map_map_interchange_needs_an_inner_array_independent_of_the_outer_element() {
-    let src =
-        "def p {n : nat} (xs : n.n.f32) (y : f32) = xs |> map (fun r => r |> map (fun v => v + y))";
+    // The inner map's array is the outer element (`r`), through another map so that the
+    // lambda is not eta-reduced away before the search.
+    let src = "def p {n : nat} (xs : n.n.f32) (y : f32) = \
+               xs |> map (fun r => r |> map (fun v => v + y) |> map (fun v => v * y))";
     assert_eq!(fired("map-map-interchange", src, true, true), 0);
     let src = "def p {n m : nat} (xs : n.f32) (ys : m.f32) (y : f32) = xs |> map (fun a => ys |> map (fun b => a * b))";
     assert_eq!(fired("map-map-interchange", src, true, true), 1);

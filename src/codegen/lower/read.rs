@@ -56,26 +56,27 @@ impl Lowering {
                 if matches!(elem_ty.get(), TypeNode::Array(..)) {
                     return Ok(arr(View::Written(at)));
                 }
-                match resolve(&at.node, &at.path, self)? {
+                let ct = self.ctype(&elem_ty)?;
+                let value = match resolve(&at.node, &at.path, self)? {
                     Some(Resolved::Mem {
                         buf,
                         idx,
                         aligned_base,
-                    }) => {
-                        let ct = self.ctype(&elem_ty)?;
-                        let aligned = aligned_base && aligned_ok(ct, &idx);
-                        Ok(Val {
-                            ty: elem_ty,
-                            kind: ValKind::Scalar(CExpr::Load {
-                                buf,
-                                idx,
-                                ty: ct,
-                                aligned,
-                            }),
-                        })
-                    }
-                    _ => err("internal: reading back an element that is not in memory"),
-                }
+                    }) => CExpr::Load {
+                        aligned: aligned_base && aligned_ok(ct, &idx),
+                        buf,
+                        idx,
+                        ty: ct,
+                    },
+                    // A vector written through a layout that addresses lanes one by one
+                    // (`asScalar`): read it back lane by lane.
+                    None if ct.lanes > 1 => self.written_lanes(&at, ct)?,
+                    _ => return err("internal: reading back an element that is not in memory"),
+                };
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Scalar(value),
+                })
             }
             View::Offset { inner, start } => self.elem(inner, &start.add(i)),
             View::Split { inner, k } => Ok(arr(View::Offset {
@@ -190,6 +191,39 @@ impl Lowering {
                 })
             }
         }
+    }
+}
+
+impl Lowering {
+    /// The vector at acceptor `at` read back from where its lanes were written one by one: one
+    /// load when the lanes are consecutive elements of one buffer, else the lanes gathered.
+    fn written_lanes(&mut self, at: &Acc, ct: CType) -> R<CExpr> {
+        let lane_ty = CType {
+            scalar: ct.scalar,
+            lanes: 1,
+        };
+        let mut lanes = Vec::new();
+        for l in 0..ct.lanes {
+            let lane_acc = at.elem(Ix::constant(l as i64));
+            match resolve(&lane_acc.node, &lane_acc.path, self)? {
+                Some(Resolved::Mem { buf, idx, .. }) => lanes.push(CExpr::Load {
+                    buf,
+                    idx,
+                    ty: lane_ty,
+                    aligned: false,
+                }),
+                _ => return err("internal: reading back a lane that is not in memory"),
+            }
+        }
+        Ok(match contiguous_loads(&lanes) {
+            Some((buf, idx)) => CExpr::Load {
+                buf,
+                idx,
+                ty: ct,
+                aligned: false,
+            },
+            None => CExpr::Lanes(ct, lanes),
+        })
     }
 }
 
