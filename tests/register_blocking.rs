@@ -140,3 +140,93 @@ int main(void) {
         );
     }
 }
+
+/// The innermost loop of the assembly `asm` (AT&T syntax, gcc's `.L` labels) that contains
+/// FMA instructions: the lines from a label to the backward jump to it, the smallest such range.
+fn innermost_fma_loop(asm: &str) -> Vec<&str> {
+    let lines: Vec<&str> = asm.lines().map(str::trim).collect();
+    let mut best: Option<(usize, usize)> = None;
+    for (end, line) in lines.iter().enumerate() {
+        let mut words = line.split_whitespace();
+        let (Some(jump), Some(target), None) = (words.next(), words.next(), words.next()) else {
+            continue;
+        };
+        if !jump.starts_with('j') || !target.starts_with(".L") {
+            continue;
+        }
+        let label = format!("{target}:");
+        let Some(start) = lines[..end].iter().rposition(|l| *l == label) else {
+            continue;
+        };
+        let has_fma = lines[start..end].iter().any(|l| l.starts_with("vfmadd"));
+        if has_fma && best.is_none_or(|(s, e)| end - start < e - s) {
+            best = Some((start, end));
+        }
+    }
+    let (start, end) = best.expect("no loop with FMA instructions in the assembly");
+    lines[start..=end].to_vec()
+}
+
+/// What the C compiler makes of the micro-kernel: its k loop holds the whole MR×NR tile in
+/// vector registers (one FMA per tile vector, each into its own register), broadcasts one
+/// element of A per tile row, and touches no stack and stores nothing. Compiled with gcc for a
+/// fixed target per file, so the check does not depend on the machine running the tests.
+#[test]
+fn the_tile_stays_in_registers_in_the_assembly() {
+    for (version, march, register, tile_vectors, rows) in [
+        ("register-blocking", "haswell", "%ymm", 12, 6),
+        ("register-blocking-avx512", "skylake-avx512", "%zmm", 16, 8),
+    ] {
+        let c = common::compile_matmul_sketch(version, &format!("{version}-asm"));
+        let asm_path = c.with_extension("s");
+        let gcc = std::process::Command::new("gcc")
+            .args(["-O3", &format!("-march={march}"), "-fopenmp", "-S", "-o"])
+            .arg(&asm_path)
+            .arg(&c)
+            .output()
+            .expect("gcc is needed to compile the generated C");
+        assert!(
+            gcc.status.success(),
+            "{}",
+            String::from_utf8_lossy(&gcc.stderr)
+        );
+        let asm = std::fs::read_to_string(&asm_path).unwrap();
+        let body = innermost_fma_loop(&asm);
+        let shown = body.join("\n");
+        let fmas: Vec<&str> = body
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("vfmadd"))
+            .collect();
+        assert_eq!(
+            fmas.len(),
+            tile_vectors,
+            "{version}: FMAs in the k loop:\n{shown}"
+        );
+        let accumulators: std::collections::BTreeSet<&str> = fmas
+            .iter()
+            .map(|l| l.rsplit(',').next().unwrap().trim())
+            .collect();
+        assert_eq!(
+            accumulators.len(),
+            tile_vectors,
+            "{version}: each tile vector has its own register:\n{shown}"
+        );
+        assert!(
+            accumulators.iter().all(|a| a.starts_with(register)),
+            "{version}: accumulators are {register} registers:\n{shown}"
+        );
+        let broadcasts = body
+            .iter()
+            .filter(|l| l.starts_with("vbroadcastss"))
+            .count();
+        assert_eq!(broadcasts, rows, "{version}: broadcasts of A:\n{shown}");
+        for line in &body {
+            let last_operand = line.rsplit(',').next().unwrap_or("");
+            assert!(
+                !line.contains("%rsp") && !line.contains("%rbp") && !last_operand.contains('('),
+                "{version}: the k loop spills or stores (`{line}`):\n{shown}"
+            );
+        }
+    }
+}
