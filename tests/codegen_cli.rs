@@ -138,7 +138,17 @@ fn bench_prints_the_table_with_baselines() {
     let rows = std::fs::read_to_string(&csv).unwrap();
     // 2 versions + 7 baselines (+ OpenBLAS when installed), for each of 2 thread counts.
     assert!(rows.lines().count() >= 1 + 2 * 9, "{rows}");
-    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("<svg"));
+    // Every kernel's name is drawn in full, reading downwards from its start below its bars.
+    for name in ["parallel", "blocking", "naive (C)", "parallel (C)"] {
+        let drawn = svg.split("<text").any(|t| {
+            t.contains(r#"text-anchor="start""#)
+                && t.contains("rotate(90")
+                && t.split('>').nth(1).map(|s| s.split('<').next().unwrap().trim()) == Some(name)
+        });
+        assert!(drawn, "`{name}` is not drawn as a name in the plot:\n{svg}");
+    }
     assert!(stderr(&out).contains("running 64x64x64 with 1, 2 thread(s)"));
     assert!(stderr(&out).contains("2 thread(s): verifying against the reference"));
 }

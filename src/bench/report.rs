@@ -146,6 +146,7 @@ impl BenchReport {
     /// Draws GFLOP/s per kernel, one bar per thread count, as SVG.
     pub fn plot(&self, path: &Path) -> Result<(), String> {
         use plotters::prelude::*;
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
         let mut names: Vec<String> = Vec::new();
         for r in &self.rows {
             if !names.contains(&r.name) {
@@ -170,27 +171,16 @@ impl BenchReport {
                     ("sans-serif", 22),
                 )
                 .margin(12)
-                .x_label_area_size(150)
+                .x_label_area_size(170)
                 .y_label_area_size(60)
                 .build_cartesian_2d(0f64..names.len() as f64, 0f64..max * 1.1)?;
-            let labels = names.clone();
             chart
                 .configure_mesh()
                 .disable_x_mesh()
                 .x_labels(names.len() * 2 + 1)
-                .x_label_formatter(&|x| {
-                    let i = x.floor() as usize;
-                    if (x - x.floor() - 0.5).abs() < 1e-6 && i < labels.len() {
-                        labels[i].clone()
-                    } else {
-                        String::new()
-                    }
-                })
-                .x_label_style(
-                    ("sans-serif", 12)
-                        .into_font()
-                        .transform(FontTransform::Rotate90),
-                )
+                // The names are drawn below (the mesh centres rotated labels on their tick,
+                // which hides their first letters behind the axis).
+                .x_label_formatter(&|_| String::new())
                 .y_desc("GFLOP/s")
                 .draw()?;
             let palette = [
@@ -222,8 +212,21 @@ impl BenchReport {
                         Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
                     });
             }
+            // Each kernel's name reads downwards from below its pair of bars.
+            let name_style = TextStyle::from(
+                ("sans-serif", 12)
+                    .into_font()
+                    .transform(FontTransform::Rotate90),
+            )
+            .pos(Pos::new(HPos::Left, VPos::Center));
+            for (i, name) in names.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+                root.draw(&Text::new(name.clone(), (x, y + 8), name_style.clone()))?;
+            }
             chart
                 .configure_series_labels()
+                // The first kernels (naive, blocking) are the slowest: their corner is free.
+                .position(SeriesLabelPosition::UpperLeft)
                 .background_style(WHITE.mix(0.8))
                 .border_style(BLACK)
                 .draw()?;
