@@ -145,7 +145,10 @@ fn bench_prints_the_table_with_baselines() {
         let drawn = svg.split("<text").any(|t| {
             t.contains(r#"text-anchor="start""#)
                 && t.contains("rotate(90")
-                && t.split('>').nth(1).map(|s| s.split('<').next().unwrap().trim()) == Some(name)
+                && t.split('>')
+                    .nth(1)
+                    .map(|s| s.split('<').next().unwrap().trim())
+                    == Some(name)
         });
         assert!(drawn, "`{name}` is not drawn as a name in the plot:\n{svg}");
     }
