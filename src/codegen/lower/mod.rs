@@ -7,7 +7,7 @@ mod read;
 mod reduce;
 mod write;
 
-use write::{mem_region, resolve, Resolved};
+use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
 
 use super::c_ast::{BinOp, CExpr, CType, Place, Stmt};
 use super::ix::Ix;

@@ -192,38 +192,35 @@ impl Lowering {
             }
         }
     }
-}
-
-impl Lowering {
     /// The vector at acceptor `at` read back from where its lanes were written one by one: one
     /// load when the lanes are consecutive elements of one buffer, else the lanes gathered.
     fn written_lanes(&mut self, at: &Acc, ct: CType) -> R<CExpr> {
+        let places = resolve_lanes(at, ct.lanes, self)?;
+        if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
+            return Ok(CExpr::Load {
+                aligned: aligned_base && aligned_ok(ct, &idx),
+                buf,
+                idx,
+                ty: ct,
+            });
+        }
         let lane_ty = CType {
             scalar: ct.scalar,
             lanes: 1,
         };
-        let mut lanes = Vec::new();
-        for l in 0..ct.lanes {
-            let lane_acc = at.elem(Ix::constant(l as i64));
-            match resolve(&lane_acc.node, &lane_acc.path, self)? {
-                Some(Resolved::Mem { buf, idx, .. }) => lanes.push(CExpr::Load {
+        let lanes = places
+            .into_iter()
+            .map(|place| match place {
+                Resolved::Mem { buf, idx, .. } => Ok(CExpr::Load {
                     buf,
                     idx,
                     ty: lane_ty,
                     aligned: false,
                 }),
-                _ => return err("internal: reading back a lane that is not in memory"),
-            }
-        }
-        Ok(match contiguous_loads(&lanes) {
-            Some((buf, idx)) => CExpr::Load {
-                buf,
-                idx,
-                ty: ct,
-                aligned: false,
-            },
-            None => CExpr::Lanes(ct, lanes),
-        })
+                Resolved::Var(..) => err("internal: reading back a lane that is not in memory"),
+            })
+            .collect::<R<Vec<_>>>()?;
+        Ok(CExpr::Lanes(ct, lanes))
     }
 }
 

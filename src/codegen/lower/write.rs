@@ -202,34 +202,11 @@ impl Lowering {
             return Ok(());
         }
         // A vector stored through a layout that addresses lanes one by one.
-        let mut places = Vec::new();
-        for l in 0..ct.lanes {
-            let lane_acc = acc.elem(Ix::constant(l as i64));
-            match resolve(&lane_acc.node, &lane_acc.path, self)? {
-                Some(p) => places.push(p),
-                None => return err("internal: an acceptor path could not be resolved"),
-            }
-        }
-        let mem: Vec<(String, Ix, bool)> = places
-            .iter()
-            .filter_map(|p| match p {
-                Resolved::Mem {
-                    buf,
-                    idx,
-                    aligned_base,
-                } => Some((buf.clone(), idx.clone(), *aligned_base)),
-                _ => None,
-            })
-            .collect();
-        if mem.len() == places.len()
-            && mem.iter().enumerate().all(|(l, (b, idx, _))| {
-                *b == mem[0].0 && *idx == mem[0].1.add(&Ix::constant(l as i64))
-            })
-        {
-            let (buf, idx, base) = mem[0].clone();
+        let places = resolve_lanes(acc, ct.lanes, self)?;
+        if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
             self.emit(Stmt::Store(
                 Place::Mem {
-                    aligned: base && aligned_ok(ct, &idx),
+                    aligned: aligned_base && aligned_ok(ct, &idx),
                     buf,
                     idx,
                     ty: ct,
@@ -299,6 +276,38 @@ pub(super) enum Resolved {
         aligned_base: bool,
     },
     Var(String, Option<Ix>),
+}
+
+/// Where each lane of the vector at acceptor `acc` is stored, for a layout that addresses the
+/// lanes one by one (`asScalar`). Shared by stores and by reads of what was stored.
+pub(super) fn resolve_lanes(acc: &Acc, lanes: u64, low: &Lowering) -> R<Vec<Resolved>> {
+    (0..lanes)
+        .map(|l| {
+            let lane_acc = acc.elem(Ix::constant(l as i64));
+            match resolve(&lane_acc.node, &lane_acc.path, low)? {
+                Some(place) => Ok(place),
+                None => err("internal: an acceptor path could not be resolved"),
+            }
+        })
+        .collect()
+}
+
+/// When the lanes' places are consecutive elements of one buffer: the buffer, the first lane's
+/// index and whether the buffer's base is aligned (one vector load or store serves them all).
+pub(super) fn consecutive_in_memory(places: &[Resolved]) -> Option<(String, Ix, bool)> {
+    let Some(Resolved::Mem {
+        buf: buf0,
+        idx: idx0,
+        aligned_base,
+    }) = places.first()
+    else {
+        return None;
+    };
+    let consecutive = places.iter().enumerate().all(|(l, p)| {
+        matches!(p, Resolved::Mem { buf, idx, .. }
+            if buf == buf0 && *idx == idx0.add(&Ix::constant(l as i64)))
+    });
+    consecutive.then(|| (buf0.clone(), idx0.clone(), *aligned_base))
 }
 
 /// Where the element at `path` of an acceptor is stored; `None` when a layout needs lanes the
