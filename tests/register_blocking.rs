@@ -236,36 +236,22 @@ fn the_tile_stays_in_registers_in_the_assembly() {
 /// non-zero without writing to `out`; the naive loop takes any size.
 #[test]
 fn sizes_the_blocks_do_not_divide_are_refused_and_leave_out_untouched() {
-    use risec::bench::harness::parse_lines;
     for (m, n, k) in [
         ("100", "512", "768"),
         ("192", "500", "768"),
         ("192", "512", "700"),
     ] {
-        let out = std::process::Command::new(kernels())
-            .args(["sizecheck", m, n, k])
-            .env("OMP_NUM_THREADS", "2")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8(out.stdout).unwrap();
+        let kernels = common::size_check(kernels(), (m, n, k));
         let mut checked = Vec::new();
-        for words in parse_lines(&stdout, "SIZECHECK") {
-            let split = words.len() - 2;
-            let name = words[..split].join(" ");
-            let (rc, untouched) = (words[split], words[split + 1]);
+        for (name, rc, untouched) in &kernels {
             if VERSIONS.contains(&name.as_str()) {
-                assert_ne!(rc, "0", "{name} accepted m={m}, n={n}, k={k}");
-                assert_eq!(untouched, "1", "{name} wrote to out although it failed");
+                assert_ne!(*rc, 0, "{name} accepted m={m}, n={n}, k={k}");
+                assert!(untouched, "{name} wrote to out although it failed");
                 checked.push(name);
             } else if name.starts_with("naive") {
-                assert_eq!(rc, "0", "{name} supports any size");
+                assert_eq!(*rc, 0, "{name} supports any size");
             }
         }
-        assert_eq!(checked.len(), VERSIONS.len(), "{stdout}");
+        assert_eq!(checked.len(), VERSIONS.len(), "{kernels:?}");
     }
 }

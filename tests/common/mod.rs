@@ -49,6 +49,43 @@ pub fn compile_matmul_sketch(sketch: &str, dir: &str) -> PathBuf {
     c
 }
 
+/// Runs a `risec bench` driver with `args` and `threads` OpenMP threads; checks it exits 0 and
+/// returns its standard output.
+pub fn run_driver(exe: &std::path::Path, args: &[&str], threads: u32) -> String {
+    let out = Command::new(exe)
+        .args(args)
+        .env("OMP_NUM_THREADS", threads.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a `risec bench` driver in `sizecheck` mode at `m×n×k`: every kernel on an `out` filled
+/// with a sentinel. Returns each kernel's name, return code and whether `out` was left untouched.
+pub fn size_check(
+    exe: &std::path::Path,
+    (m, n, k): (&str, &str, &str),
+) -> Vec<(String, i32, bool)> {
+    use risec::bench::harness::parse_lines;
+    let stdout = run_driver(exe, &["sizecheck", m, n, k], 1);
+    parse_lines(&stdout, "SIZECHECK")
+        .into_iter()
+        .map(|words| {
+            let split = words.len() - 2;
+            (
+                words[..split].join(" "),
+                words[split].parse().unwrap(),
+                words[split + 1] == "1",
+            )
+        })
+        .collect()
+}
+
 /// Runs a `risec bench` driver in `verify` mode at `m×n×k` against the kernel named
 /// `reference` with `threads` OpenMP threads, checks every kernel's return code and relative
 /// error, and returns the names of the kernels checked.
@@ -59,23 +96,8 @@ pub fn verify_kernels(
     threads: u32,
 ) -> Vec<String> {
     use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
-    let out = Command::new(exe)
-        .args([
-            "verify",
-            &m.to_string(),
-            &n.to_string(),
-            &k.to_string(),
-            reference,
-        ])
-        .env("OMP_NUM_THREADS", threads.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
+    let stdout = run_driver(exe, &["verify", &m_s, &n_s, &k_s, reference], threads);
     let mut names = Vec::new();
     for words in parse_lines(&stdout, "VERIFY") {
         let split = words.len() - 2;
