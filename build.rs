@@ -7,6 +7,7 @@ fn main() {
     lalrpop::Configuration::new()
         .set_in_dir("grammar")
         .set_out_dir(std::env::var("OUT_DIR").unwrap())
+        .emit_rerun_directives(true)
         .process()
         .unwrap();
     println!(

@@ -15,7 +15,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use risec::diagnostics::SourceFile;
-use risec::driver::compile_source;
+use risec::frontend::load::compile_source;
 use std::hint::black_box;
 
 /// `def f_0 … def f_{n-1}`, each calling the one before.

@@ -14,8 +14,8 @@
 //! ```
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use risec::optimize::optimize_program;
-use risec::search::SearchOptions;
+use risec::pipeline::optimize_program;
+use risec::sketch::guided::SearchOptions;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -34,7 +34,8 @@ const VERSIONS: &[&str] = &[
 const REGISTER_BLOCKED: &[&str] = &["register-blocking", "register-blocking-avx512"];
 
 fn bench(c: &mut Criterion) {
-    let program = risec::driver::compile_file("examples/matmul.rise", None).expect("matmul checks");
+    let program =
+        risec::frontend::load::compile_file("examples/matmul.rise", None).expect("matmul checks");
     let options = SearchOptions::default();
     let mut all = Vec::new();
     let mut group = c.benchmark_group("sketch-guided");

@@ -10,11 +10,11 @@
 //! before issue 8: one pass of every rule per iteration), "new" the default. Run `memory` on its
 //! own: peak resident memory is per process.
 
-use risec::egraph::{self, RiseEGraph};
-use risec::growth::{chain_problem, GOALS};
-use risec::prove::Problem;
-use risec::rewrite::Assumptions;
-use risec::runner::{self, peak_memory, resident_memory, Limits};
+use risec::eqsat::egraph::{self, RiseEGraph};
+use risec::eqsat::growth::{chain_problem, GOALS};
+use risec::eqsat::prove::Problem;
+use risec::eqsat::rewrite::Assumptions;
+use risec::eqsat::runner::{self, peak_memory, resident_memory, Limits};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -130,7 +130,7 @@ fn goals() {
 
 /// Every rule of the library, size parameters at 32.
 fn all_rules() -> String {
-    risec::rules::catalogue()
+    risec::eqsat::rules::catalogue()
         .iter()
         .map(|r| {
             if r.params.is_empty() {
@@ -147,7 +147,7 @@ fn all_rules() -> String {
 fn memory(nodes: usize) {
     // The chain of 5 with every rule of the library: a search that cannot finish.
     let chain = chain_problem(5);
-    let options = risec::prove::ProveOptions {
+    let options = risec::eqsat::prove::ProveOptions {
         rules: all_rules(),
         ..Default::default()
     };

@@ -34,35 +34,22 @@
 //! use risec::diagnostics::SourceFile;
 //! let file = SourceFile::new("dot.rise",
 //!     "def dot {n : nat} (xs : n.f32) (ys : n.f32) : f32 =\n  zip xs ys |> map (fun p => fst p * snd p) |> reduce (+) 0.0");
-//! let program = risec::driver::compile_source(&file, None).unwrap();
+//! let program = risec::frontend::load::compile_source(&file, None).unwrap();
 //! assert_eq!(risec::core::print::program_type_to_source(&program), "(n : nat) -> n.f32 -> n.f32 -> f32");
 //! ```
 
 #![warn(missing_docs)]
 
+pub mod backend_c;
 pub mod bench;
 pub mod cli;
-pub mod codegen;
 pub mod core;
 pub mod diagnostics;
-pub mod driver;
-pub mod egraph;
-pub mod elab;
-pub mod growth;
-pub mod intern;
+pub mod eqsat;
+pub mod frontend;
 pub mod interp;
-pub mod lower;
-pub mod nat;
-pub mod optimize;
-pub mod primitive;
-pub mod prove;
-pub mod rewrite;
-pub mod rules;
-pub mod runner;
-pub mod search;
+pub mod ir;
+pub mod lowlevel;
+pub mod pipeline;
 pub mod sketch;
-pub mod stack;
-pub mod stats;
-pub mod syntax;
-pub mod types;
-pub mod units;
+pub mod support;

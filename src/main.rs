@@ -4,9 +4,9 @@
 //! did not find its goal.
 
 use clap::{Parser, Subcommand};
-use risec::prove::ProveOptions;
-use risec::runner::Limits;
-use risec::units::{parse_duration, parse_size};
+use risec::eqsat::prove::ProveOptions;
+use risec::eqsat::runner::Limits;
+use risec::support::units::{parse_duration, parse_size};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -295,7 +295,7 @@ fn run(command: Command) -> ExitCode {
             keep,
             no_baselines,
             baselines,
-        } => risec::bench::cli::bench(&risec::bench::cli::BenchArgs {
+        } => risec::cli::bench::bench(&risec::cli::bench::BenchArgs {
             program,
             sketches,
             versions,
@@ -317,8 +317,8 @@ fn run(command: Command) -> ExitCode {
             output,
             size,
             entry,
-        } => risec::driver::compile_file(&file, entry.as_deref()).and_then(|p| {
-            risec::codegen::driver::compile_to_files(
+        } => risec::frontend::load::compile_file(&file, entry.as_deref()).and_then(|p| {
+            risec::backend_c::files::compile_to_files(
                 &p,
                 output.as_deref().map(std::path::Path::new),
                 size.as_deref(),
@@ -374,7 +374,7 @@ fn run(command: Command) -> ExitCode {
 
 /// `risec PROGRAM.rise --sketch FILE.sk …`.
 fn run_main_job(job: MainJob) -> ExitCode {
-    use risec::optimize::{optimize, step_summary, OptimizeError, StatsFile};
+    use risec::pipeline::{optimize, step_summary, OptimizeError, StatsFile};
     let fail = |msg: &str| {
         eprintln!("{}", msg.trim_end_matches('\n'));
         ExitCode::from(1)
@@ -398,11 +398,11 @@ fn run_main_job(job: MainJob) -> ExitCode {
         return fail("error: `--size` compiles sizes into C: use it with `--emit c` or `-o OUT.c`");
     }
     let started = std::time::Instant::now();
-    let options = risec::search::SearchOptions {
+    let options = risec::sketch::guided::SearchOptions {
         total_time: job.time,
     };
     let quiet = job.quiet;
-    let mut progress = |p: &risec::search::Progress| {
+    let mut progress = |p: &risec::sketch::guided::Progress| {
         if !quiet {
             eprintln!(
                 "[{}/{}] step {}: iteration {}, {} e-nodes, {:.1} ms",
@@ -423,7 +423,9 @@ fn run_main_job(job: MainJob) -> ExitCode {
         &mut progress,
     );
     let total_ms = started.elapsed().as_secs_f64() * 1e3;
-    let write_stats = |steps: &[risec::search::StepStats], facts: &[String], found: bool| {
+    let write_stats = |steps: &[risec::sketch::guided::StepStats],
+                       facts: &[String],
+                       found: bool| {
         if let Some(path) = &job.stats {
             let stats = StatsFile {
                 program,
@@ -435,7 +437,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
             };
             let text = serde_json::to_string_pretty(&stats).expect("statistics serialise");
             if let Err(e) =
-                risec::stats::write_atomically(std::path::Path::new(path), &(text + "\n"))
+                risec::eqsat::stats::write_atomically(std::path::Path::new(path), &(text + "\n"))
             {
                 eprintln!("{e}");
                 return false;
@@ -465,7 +467,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
             if emit_c {
                 let out = job.output.as_deref().map(std::path::Path::new);
                 let size = job.size.as_deref();
-                return match risec::codegen::driver::compile_to_files(&done.program, out, size) {
+                return match risec::backend_c::files::compile_to_files(&done.program, out, size) {
                     Ok((_, text)) => {
                         if out.is_none() {
                             print!("{text}");
@@ -479,7 +481,10 @@ fn run_main_job(job: MainJob) -> ExitCode {
             }
             match &job.output {
                 Some(path) => {
-                    match risec::stats::write_atomically(std::path::Path::new(path), &done.source) {
+                    match risec::eqsat::stats::write_atomically(
+                        std::path::Path::new(path),
+                        &done.source,
+                    ) {
                         Ok(()) => ExitCode::SUCCESS,
                         Err(e) => fail(&e),
                     }

@@ -8,8 +8,8 @@
 
 mod common;
 
+use risec::backend_c::{emit_c, CodegenOptions};
 use risec::bench::{build, Version};
-use risec::codegen::{emit_c, CodegenOptions};
 use risec::diagnostics::SourceFile;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,7 +43,7 @@ fn version(name: &str) -> Version {
     let path = root().join(format!("examples/lowlevel/{name}.rise"));
     Version {
         name: name.to_string(),
-        program: risec::driver::compile_file(path.to_str().unwrap(), None).unwrap(),
+        program: risec::frontend::load::compile_file(path.to_str().unwrap(), None).unwrap(),
     }
 }
 
@@ -161,10 +161,11 @@ fn compiled_in_sizes_drop_the_size_parameters_and_compile_cleanly() {
 /// lowering, or `source` itself).
 fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &[u64]) {
     use risec::interp::{self, random::Rng, Value};
-    let lowered = risec::driver::compile_source(&SourceFile::new("low.rise", source), None)
+    let lowered = risec::frontend::load::compile_source(&SourceFile::new("low.rise", source), None)
         .unwrap_or_else(|e| panic!("{}", e.render()));
-    let high = risec::driver::compile_source(&SourceFile::new("high.rise", reference), None)
-        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let high =
+        risec::frontend::load::compile_source(&SourceFile::new("high.rise", reference), None)
+            .unwrap_or_else(|e| panic!("{}", e.render()));
     let (param_types, _) = interp::program_signature(&high).unwrap();
     let env: Vec<u64> = sizes.iter().rev().copied().collect();
     let mut rng = Rng::new(7);
@@ -342,7 +343,7 @@ fn a_sketch_shaped_tile_reduction_matches_the_interpreter() {
 #[test]
 fn other_element_types_and_unused_parameters_compile_without_warnings() {
     let src = "def r {n : nat} (x : (n*4).f64) (y : n.i32) : (n*4).f64 = x |> asVector 4 |> mapPar (fun v => v * vectorFromScalar 0.5f64) |> asScalar";
-    let p = risec::driver::compile_source(&SourceFile::new("r.rise", src), None).unwrap();
+    let p = risec::frontend::load::compile_source(&SourceFile::new("r.rise", src), None).unwrap();
     let c = emit_c(&p, &CodegenOptions::new("r.h")).unwrap();
     assert!(c.source.contains("(void)y;"), "{}", c.source);
     assert!(c.header.contains("#include <stdint.h>"));

@@ -6,7 +6,7 @@ mod common;
 
 use common::{risec, stderr, temp_file};
 use risec::diagnostics::SourceFile;
-use risec::driver::compile_source;
+use risec::frontend::load::compile_source;
 
 /// The fenced blocks of `text` whose info string is `lang`, with their line numbers.
 fn blocks(text: &str, lang: &str) -> Vec<(usize, String)> {

@@ -2,10 +2,10 @@
 //! bounded growth on the chain workloads, every shipped goal still found within today's
 //! e-nodes and iterations, idempotent rule applications, and limits that hold.
 
-use risec::egraph::{self, RiseEGraph};
-use risec::growth::{chain_problem, GOALS};
-use risec::rewrite::Assumptions;
-use risec::runner::{self, resident_memory, Limits, StopReason};
+use risec::eqsat::egraph::{self, RiseEGraph};
+use risec::eqsat::growth::{chain_problem, GOALS};
+use risec::eqsat::rewrite::Assumptions;
+use risec::eqsat::runner::{self, resident_memory, Limits, StopReason};
 use std::time::Duration;
 
 fn iterations(n: usize) -> Limits {
@@ -127,9 +127,9 @@ fn a_second_application_of_the_same_match_adds_no_enode() {
 }
 
 /// Every rule of the library on the chain of five: a search that cannot finish.
-fn unbounded() -> risec::prove::Problem {
+fn unbounded() -> risec::eqsat::prove::Problem {
     let chain = chain_problem(5);
-    let rules: Vec<String> = risec::rules::catalogue()
+    let rules: Vec<String> = risec::eqsat::rules::catalogue()
         .iter()
         .map(|r| {
             let args: Vec<&str> = r.params.iter().map(|_| "32").collect();
@@ -140,11 +140,12 @@ fn unbounded() -> risec::prove::Problem {
             }
         })
         .collect();
-    let options = risec::prove::ProveOptions {
+    let options = risec::eqsat::prove::ProveOptions {
         rules: rules.join(","),
         ..Default::default()
     };
-    risec::prove::Problem::new(chain.start, chain.goal, "chain", "reversed", &options).unwrap()
+    risec::eqsat::prove::Problem::new(chain.start, chain.goal, "chain", "reversed", &options)
+        .unwrap()
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! concrete inputs, against results computed by hand.
 
 use risec::diagnostics::SourceFile;
-use risec::driver::compile_source;
+use risec::frontend::load::compile_source;
 use risec::interp::{run_program, Value};
 
 /// Compiles `src`, runs it with the given sizes and `f32` vector arguments, and renders the result.
@@ -191,7 +191,7 @@ fn low_level_primitives() {
 
 #[test]
 fn matmul_by_hand() {
-    let src = include_str!("../examples/matmul.rise");
+    let src = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul.rise"));
     let a = m(2, 4, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
     let b = m(
         4,

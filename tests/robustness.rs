@@ -3,12 +3,15 @@
 
 use proptest::prelude::*;
 use risec::diagnostics::SourceFile;
-use risec::driver::compile_source;
+use risec::frontend::load::compile_source;
 
 const EXAMPLES: [&str; 3] = [
-    include_str!("../examples/matmul.rise"),
-    include_str!("../examples/dot.rise"),
-    include_str!("../examples/fuse-transpose.rise"),
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul.rise")),
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/dot.rise")),
+    include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/fuse-transpose.rise"
+    )),
 ];
 
 /// Runs the whole front end and, on failure, renders the diagnostics (which must not be empty).

@@ -9,8 +9,8 @@ use risec::core::print::program_type_to_source;
 use risec::core::TypedProgram;
 use risec::diagnostics::SourceFile;
 use risec::interp::{self, random::Rng};
-use risec::optimize::{optimize, OptimizeError, Optimized};
-use risec::search::SearchOptions;
+use risec::pipeline::{optimize, OptimizeError, Optimized};
+use risec::sketch::guided::SearchOptions;
 
 fn run(program: &str, sketch: &str) -> Optimized {
     match optimize(
@@ -28,9 +28,10 @@ fn run(program: &str, sketch: &str) -> Optimized {
 
 /// Checks the printed result again and compares it with the original in the interpreter.
 fn verify(program: &str, out: &Optimized, sizes: &[u64]) -> TypedProgram {
-    let original = risec::driver::compile_file(program, None).unwrap();
-    let reparsed = risec::driver::compile_source(&SourceFile::new("out.rise", &out.source), None)
-        .unwrap_or_else(|e| panic!("result does not check:\n{}\n{}", e.render(), out.source));
+    let original = risec::frontend::load::compile_file(program, None).unwrap();
+    let reparsed =
+        risec::frontend::load::compile_source(&SourceFile::new("out.rise", &out.source), None)
+            .unwrap_or_else(|e| panic!("result does not check:\n{}\n{}", e.render(), out.source));
     assert_eq!(
         program_type_to_source(&reparsed),
         program_type_to_source(&original)
@@ -44,7 +45,7 @@ fn verify(program: &str, out: &Optimized, sizes: &[u64]) -> TypedProgram {
         assert_eq!(format!("{lowered}"), format!("{want}"));
     }
     assert!(
-        risec::lower::remaining_high_level(&out.program.term).is_empty(),
+        risec::lowlevel::remaining_high_level(&out.program.term).is_empty(),
         "{}",
         out.source
     );

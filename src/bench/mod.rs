@@ -6,11 +6,10 @@
 //! `def NAME {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.n.f32` (`risec bench --version
 //! NAME=FILE.rise`; sketches will produce such programs the same way).
 
-pub mod cli;
 pub mod harness;
 pub mod report;
 
-use crate::codegen::{emit_c, CodegenOptions};
+use crate::backend_c::{emit_c, CodegenOptions};
 use crate::core::TypedProgram;
 use harness::{Kernel, BASELINES, REL_ERROR_BOUND};
 use std::path::{Path, PathBuf};

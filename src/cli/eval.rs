@@ -9,9 +9,9 @@
 //! else read off the lengths of the input lists.
 
 use crate::core::TypedProgram;
-use crate::driver::compile_file;
+use crate::frontend::load::compile_file;
 use crate::interp::{self, json, random::Rng};
-use crate::types;
+use crate::ir::types;
 use serde_json::{Map, Value as Json};
 
 /// How `risec eval` prints its inputs and result.
@@ -150,7 +150,7 @@ fn run(
 /// A type of the program's signature as source text.
 fn show(p: &TypedProgram, ty: &types::Type) -> String {
     let mut names = p.size_params.clone();
-    types::to_source(ty, &mut names, &crate::nat::default_atom_name)
+    types::to_source(ty, &mut names, &crate::ir::nat::default_atom_name)
 }
 
 /// What an inputs file gives.
@@ -296,7 +296,7 @@ fn check_facts(p: &TypedProgram, sizes: &[u64]) -> Result<(), String> {
     let env = sizes_innermost_first(sizes);
     for fact in &p.facts {
         let ok = fact.eval(&|a| match a {
-            crate::nat::NatAtom::Index(i) => env.get(*i as usize).copied(),
+            crate::ir::nat::NatAtom::Index(i) => env.get(*i as usize).copied(),
             _ => None,
         });
         if ok.is_err() {

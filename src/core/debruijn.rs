@@ -5,8 +5,8 @@
 //! small term from an e-class, transforms it here, and adds the result back.
 
 use super::{Expr, ExprKind};
-use crate::nat::{self, Nat};
-use crate::types;
+use crate::ir::nat::{self, Nat};
+use crate::ir::types;
 
 /// Renames the free expression variables of `e`: a free variable that is `i` binders beyond the
 /// top of `e` becomes `map(i)`. Returns `None` when `map` rejects a variable that occurs.
@@ -15,7 +15,7 @@ pub fn rename_vars(e: &Expr, map: &dyn Fn(u32) -> Option<u32>) -> Option<Expr> {
 }
 
 fn rename_at(e: &Expr, depth: u32, map: &dyn Fn(u32) -> Option<u32>) -> Option<Expr> {
-    crate::stack::guarded(|| rename_at_unguarded(e, depth, map))
+    crate::support::stack::guarded(|| rename_at_unguarded(e, depth, map))
 }
 
 fn rename_at_unguarded(e: &Expr, depth: u32, map: &dyn Fn(u32) -> Option<u32>) -> Option<Expr> {
@@ -58,7 +58,7 @@ pub fn free_vars(e: &Expr) -> Vec<u32> {
 }
 
 fn collect_free(e: &Expr, depth: u32, out: &mut Vec<u32>) {
-    crate::stack::guarded(|| collect_free_unguarded(e, depth, out))
+    crate::support::stack::guarded(|| collect_free_unguarded(e, depth, out))
 }
 
 fn collect_free_unguarded(e: &Expr, depth: u32, out: &mut Vec<u32>) {
@@ -81,7 +81,7 @@ pub fn subst_var(body: &Expr, value: &Expr) -> Expr {
 }
 
 fn subst_at(e: &Expr, value: &Expr, depth: u32, nat_depth: u32) -> Expr {
-    crate::stack::guarded(|| subst_at_unguarded(e, value, depth, nat_depth))
+    crate::support::stack::guarded(|| subst_at_unguarded(e, value, depth, nat_depth))
 }
 
 fn subst_at_unguarded(e: &Expr, value: &Expr, depth: u32, nat_depth: u32) -> Expr {
@@ -135,7 +135,7 @@ fn map_nats(
     on_nat: &dyn Fn(&Nat, u32) -> Nat,
     on_type: &dyn Fn(&types::Type, u32) -> types::Type,
 ) -> Expr {
-    crate::stack::guarded(|| map_nats_unguarded(e, d, on_nat, on_type))
+    crate::support::stack::guarded(|| map_nats_unguarded(e, d, on_nat, on_type))
 }
 
 fn map_nats_unguarded(
@@ -165,7 +165,7 @@ fn map_nats_unguarded(
 mod tests {
     use super::*;
     use crate::core::Literal;
-    use crate::types::{array, f32, fun};
+    use crate::ir::types::{array, f32, fun};
     use proptest::prelude::*;
 
     /// Random untyped-shape terms (every node typed `f32`), enough for index arithmetic.

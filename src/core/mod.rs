@@ -10,9 +10,9 @@ pub mod debruijn;
 pub mod normalize;
 pub mod print;
 
-use crate::nat::Nat;
-use crate::primitive::Primitive;
-use crate::types::{ScalarType, Type};
+use crate::ir::nat::Nat;
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{ScalarType, Type};
 
 /// A typed core term.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -53,7 +53,7 @@ fn burn(fuel: &mut usize, amount: usize) -> Result<(), OutOfFuel> {
 }
 
 fn normal(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
-    crate::stack::guarded(|| normal_unguarded(e, fuel))
+    crate::support::stack::guarded(|| normal_unguarded(e, fuel))
 }
 
 fn normal_unguarded(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
@@ -119,7 +119,7 @@ fn eta(body: &Expr) -> Option<Expr> {
 mod tests {
     use super::*;
 
-    use crate::driver::test_term as program;
+    use crate::frontend::load::test_term as program;
 
     #[test]
     fn reduces_beta_and_eta() {
@@ -160,7 +160,10 @@ mod tests {
 
     #[test]
     fn normal_forms_are_fixed_points() {
-        let e = program(include_str!("../../examples/matmul.rise"));
+        let e = program(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/matmul.rise"
+        )));
         let n = beta_eta_normal(&e).unwrap();
         assert_eq!(beta_eta_normal(&n).unwrap(), n);
     }

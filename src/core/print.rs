@@ -6,9 +6,9 @@
 //! the term has that shape. Bound variables get generated names that cannot clash.
 
 use super::{Expr, ExprKind, Literal, TypedProgram};
-use crate::nat::{self, Nat};
-use crate::primitive::Primitive;
-use crate::types::{self, Type, TypeNode};
+use crate::ir::nat::{self, Nat};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{self, Type, TypeNode};
 
 /// Writes a whole program as a `def` with its size and value parameters.
 pub fn program_to_source(p: &TypedProgram) -> String {
@@ -157,7 +157,7 @@ impl Printer {
     fn fresh(&self, hint: &str) -> String {
         let taken = |c: &str| {
             Primitive::from_name(c).is_some()
-                || crate::types::ScalarType::from_name(c).is_some()
+                || crate::ir::types::ScalarType::from_name(c).is_some()
                 || matches!(c, "def" | "fun" | "let" | "in" | "nat" | "data")
                 || self.vars.iter().any(|v| v == c)
                 || self.nats.iter().any(|v| v == c)
@@ -196,7 +196,7 @@ impl Printer {
 
     /// The text of `e` and the precedence of its outermost construct.
     fn expr_inner(&mut self, e: &Expr) -> (String, Prec) {
-        crate::stack::guarded(|| self.expr_inner_unguarded(e))
+        crate::support::stack::guarded(|| self.expr_inner_unguarded(e))
     }
 
     fn expr_inner_unguarded(&mut self, e: &Expr) -> (String, Prec) {

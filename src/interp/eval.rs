@@ -4,9 +4,9 @@ use super::prims::{call, Site};
 use super::value::{FunKind, Function, PrimFn, Value};
 use super::{eval_nat_in, list_get, Env, EvalError};
 use crate::core::{Expr, ExprKind};
-use crate::nat::Nat;
-use crate::primitive::Primitive;
-use crate::types::Type;
+use crate::ir::nat::Nat;
+use crate::ir::primitive::Primitive;
+use crate::ir::types::Type;
 use std::rc::Rc;
 
 /// The evaluation tree: a core term with shared lambda bodies and recognised saturated
@@ -40,7 +40,7 @@ enum Arg<'a> {
 }
 
 fn compile(expr: &Expr) -> Node {
-    crate::stack::guarded(|| compile_unguarded(expr))
+    crate::support::stack::guarded(|| compile_unguarded(expr))
 }
 
 fn compile_unguarded(expr: &Expr) -> Node {
@@ -55,7 +55,7 @@ fn compile_unguarded(expr: &Expr) -> Node {
 }
 
 fn compile_spine(expr: &Expr) -> Node {
-    crate::stack::guarded(|| compile_spine_unguarded(expr))
+    crate::support::stack::guarded(|| compile_spine_unguarded(expr))
 }
 
 fn compile_spine_unguarded(expr: &Expr) -> Node {
@@ -148,7 +148,7 @@ fn fun(kind: FunKind) -> Value {
 }
 
 fn eval_node(node: &Node, env: &Env) -> Result<Value, EvalError> {
-    crate::stack::guarded(|| eval_node_unguarded(node, env))
+    crate::support::stack::guarded(|| eval_node_unguarded(node, env))
 }
 
 fn eval_node_unguarded(node: &Node, env: &Env) -> Result<Value, EvalError> {

@@ -13,8 +13,8 @@
 //! ```
 
 use super::{eval_nat_in, Value};
-use crate::nat::NatAtom;
-use crate::types::{ScalarType, Type, TypeNode};
+use crate::ir::nat::NatAtom;
+use crate::ir::types::{ScalarType, Type, TypeNode};
 use serde_json::Value as Json;
 
 /// `v` as JSON (functions, which have no JSON form, as their description).
@@ -139,8 +139,8 @@ pub fn infer_sizes(j: &Json, ty: &Type, sizes: &mut [Option<u64>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nat;
-    use crate::types::{array, f32, pair, scalar};
+    use crate::ir::nat;
+    use crate::ir::types::{array, f32, pair, scalar};
     use serde_json::json;
 
     fn no_sizes(_: u32) -> Option<u64> {
@@ -172,7 +172,7 @@ mod tests {
         let i32s = array(nat::lit(1), scalar(ScalarType::I32));
         let e = from_json(&json!([1.5]), &i32s, &no_sizes, "k").unwrap_err();
         assert!(e.contains("expected i32"), "{e}");
-        let idx = crate::types::idx(nat::lit(3));
+        let idx = crate::ir::types::idx(nat::lit(3));
         assert!(from_json(&json!(3), &idx, &no_sizes, "i")
             .unwrap_err()
             .contains("out of bounds"));

@@ -27,8 +27,8 @@ pub use eval::{apply, apply_nat, eval, Compiled};
 pub use value::{Function, Value};
 
 use crate::core::{Expr, TypedProgram};
-use crate::nat::{self, Nat, NatAtom, NatEvalError};
-use crate::types::{Type, TypeNode};
+use crate::ir::nat::{self, Nat, NatAtom, NatEvalError};
+use crate::ir::types::{Type, TypeNode};
 use std::fmt;
 use std::rc::Rc;
 
@@ -152,8 +152,8 @@ impl fmt::Display for EvalError {
                 f,
                 "the values built need more memory than the interpreter's budget of {} \
                  (at least {})",
-                crate::units::format_bytes(*limit),
-                crate::units::format_bytes(*needed)
+                crate::support::units::format_bytes(*limit),
+                crate::support::units::format_bytes(*needed)
             ),
             EvalError::NoValue { ty } => write!(f, "cannot generate a value of type {ty}"),
         }
@@ -327,7 +327,7 @@ pub fn program_signature(p: &TypedProgram) -> Result<(Vec<Type>, Type), EvalErro
 fn name_sizes(err: EvalError, n: &Nat, names: &[String]) -> EvalError {
     match err {
         EvalError::Size { error, .. } => {
-            let size = crate::types::nat_to_source(n, names, &nat::default_atom_name, false);
+            let size = crate::ir::types::nat_to_source(n, names, &nat::default_atom_name, false);
             EvalError::Size { size, error }
         }
         other => other,

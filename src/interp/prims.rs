@@ -3,8 +3,8 @@
 use super::eval::{apply, apply2, eval_size};
 use super::value::Value;
 use super::{EvalError, MAX_ELEMENTS};
-use crate::primitive::Primitive;
-use crate::types::{Type, TypeNode};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{Type, TypeNode};
 use std::rc::Rc;
 
 /// Where a primitive is applied: the type of its node and the nat environment of that node,

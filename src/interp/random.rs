@@ -7,7 +7,7 @@
 use super::value::Value;
 use super::{env_lookup, eval_nat_in, program_signature, slice_lookup, EvalError, MAX_ELEMENTS};
 use crate::core::TypedProgram;
-use crate::types::{ScalarType, Type, TypeNode};
+use crate::ir::types::{ScalarType, Type, TypeNode};
 
 /// A small, fast, seeded pseudo-random number generator (SplitMix64).
 #[derive(Clone, Debug)]

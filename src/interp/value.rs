@@ -3,8 +3,8 @@
 use super::eval::Node;
 use super::{env_lookup, eval_nat_in, Env, EvalError, List};
 use crate::core::Literal;
-use crate::primitive::Primitive;
-use crate::types::{ScalarType, Type, TypeNode};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{ScalarType, Type, TypeNode};
 use std::fmt;
 use std::rc::Rc;
 

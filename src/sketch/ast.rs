@@ -1,6 +1,6 @@
 //! The surface tree of `.sk` files, as parsed (names unresolved, spans kept for diagnostics).
 
-use crate::syntax::ast::Span;
+use crate::frontend::syntax::ast::Span;
 
 /// A name with its place in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]

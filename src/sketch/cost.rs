@@ -1,8 +1,8 @@
 //! Cost models for sketch-constrained extraction: monotone and local, the cost of a term is the
 //! sum of its nodes' costs, each at least 1 (so that a cheapest term never contains itself).
 
-use crate::egraph::{OpVariant, RiseNode, RiseOp};
-use crate::primitive::Primitive;
+use crate::eqsat::egraph::{OpVariant, RiseNode, RiseOp};
+use crate::ir::primitive::Primitive;
 
 /// A cost model a guide step may name (`cost = ast-size`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

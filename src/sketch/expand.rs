@@ -5,10 +5,10 @@ use super::ast::{SizeOp, SkExpr, SkKind, TyExpr, TyKind};
 use super::resolve::{unknown, Arg, Env, Resolver};
 use super::{SizeSketch, Sketch, TypeSketch};
 use crate::diagnostics::Diagnostic;
-use crate::nat::{self, Nat};
-use crate::primitive::Primitive;
-use crate::syntax::ast::Span;
-use crate::types::ScalarType;
+use crate::frontend::syntax::ast::Span;
+use crate::ir::nat::{self, Nat};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::ScalarType;
 use std::rc::Rc;
 
 /// How deep definitions may expand into each other (a guard against recursive definitions).

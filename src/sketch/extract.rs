@@ -15,7 +15,7 @@
 use super::cost::CostModel;
 use super::Sketch;
 use crate::core::{Expr, ExprKind};
-use crate::egraph::{OpVariant, RiseEGraph, RiseNode, RiseOp};
+use crate::eqsat::egraph::{OpVariant, RiseEGraph, RiseNode, RiseOp};
 use egg::{Id, Language};
 
 /// How the cheapest term of a class under a sketch node is built.
@@ -46,7 +46,7 @@ enum Flat {
     Any,
     Leaf(Sketch),
     App(usize, usize),
-    NatApp(usize, crate::nat::Nat),
+    NatApp(usize, crate::ir::nat::Nat),
     Lambda(usize),
     Contains(usize),
     Or(usize, usize),
@@ -372,7 +372,7 @@ impl<'a> SketchTable<'a> {
 /// A core node from an e-node, each child built by `child(position, class)`.
 fn node_expr(node: &RiseNode, child: &mut dyn FnMut(usize, Id) -> Expr) -> Expr {
     let mut pos = 0;
-    crate::egraph::node_to_expr(node, &mut |c| {
+    crate::eqsat::egraph::node_to_expr(node, &mut |c| {
         let e = child(pos, c);
         pos += 1;
         e
@@ -431,7 +431,7 @@ fn collect_partial(s: &Sketch, satisfied: &mut dyn FnMut(&Sketch) -> bool, out: 
 
 /// The cost of a term under a cost model (the sum of its nodes' costs).
 pub fn term_cost(e: &Expr, cost: CostModel) -> u64 {
-    let node = crate::egraph::RiseNode::new(
+    let node = crate::eqsat::egraph::RiseNode::new(
         match &e.kind {
             ExprKind::Var(i) => RiseOp::Var(*i),
             ExprKind::Lambda(_) => RiseOp::Lambda,
@@ -465,8 +465,8 @@ mod tests {
     use super::*;
     use crate::core::normalize::program_normal;
     use crate::diagnostics::SourceFile;
-    use crate::egraph::{add_expr, enumerate, lookup};
-    use crate::rewrite::Assumptions;
+    use crate::eqsat::egraph::{add_expr, enumerate, lookup};
+    use crate::eqsat::rewrite::Assumptions;
     use crate::sketch::resolve::load_source;
 
     /// A small e-graph: a program grown by a few iterations of some rules.
@@ -475,11 +475,12 @@ mod tests {
         rules: &str,
         iterations: usize,
     ) -> (RiseEGraph, Id, crate::core::TypedProgram) {
-        let p = crate::driver::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
+        let p =
+            crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
         let mut eg = RiseEGraph::default();
         let root = add_expr(&mut eg, &program_normal(&p.term).unwrap());
-        let rules = crate::rules::lookup_all(rules).unwrap();
-        let limits = crate::runner::Limits {
+        let rules = crate::eqsat::rules::lookup_all(rules).unwrap();
+        let limits = crate::eqsat::runner::Limits {
             iterations,
             ..Default::default()
         };
@@ -488,7 +489,7 @@ mod tests {
             allow_new: true,
             assumed: Vec::new(),
         };
-        crate::runner::run(&mut eg, &rules, &limits, &mut assumptions, &mut |_| false);
+        crate::eqsat::runner::run(&mut eg, &rules, &limits, &mut assumptions, &mut |_| false);
         (eg, root, p)
     }
 

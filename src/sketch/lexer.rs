@@ -11,7 +11,7 @@
 //!   indented lines.
 
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::Span;
+use crate::frontend::syntax::ast::Span;
 use logos::Logos;
 use std::fmt;
 
@@ -215,7 +215,7 @@ pub fn lex(text: &str) -> Result<Vec<Spanned>, Vec<Diagnostic>> {
         let span = lexer.span();
         match result {
             Ok(Token::CommentOpen) => {
-                match crate::syntax::lexer::nested_comment_length(&text[span.end..]) {
+                match crate::frontend::syntax::lexer::nested_comment_length(&text[span.end..]) {
                     Some(len) => lexer.bump(len),
                     None => {
                         errors.push(Diagnostic::error(

@@ -19,14 +19,15 @@ pub mod ast;
 pub mod cost;
 mod expand;
 pub mod extract;
+pub mod guided;
 pub mod lexer;
 pub mod parser;
 pub mod resolve;
 
 use crate::core::{Expr, ExprKind, Literal};
-use crate::nat::Nat;
-use crate::primitive::Primitive;
-use crate::types::{ScalarType, Type, TypeNode};
+use crate::ir::nat::Nat;
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{ScalarType, Type, TypeNode};
 use std::fmt;
 
 /// A resolved sketch.

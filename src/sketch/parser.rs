@@ -4,7 +4,7 @@
 use super::ast::{Item, Name, SizeOp, SkExpr, SkKind, TyExpr, TyKind};
 use super::lexer::{lex, Token};
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::Span;
+use crate::frontend::syntax::ast::Span;
 use lalrpop_util::ParseError;
 
 lalrpop_util::lalrpop_mod!(

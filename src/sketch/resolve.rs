@@ -12,10 +12,10 @@ use super::parser::parse_file;
 use super::{SizeSketch, Sketch};
 use crate::core::TypedProgram;
 use crate::diagnostics::{Diagnostic, SourceFile};
-use crate::rewrite::Rule;
-use crate::rules;
-use crate::runner::Limits;
-use crate::syntax::ast::Span;
+use crate::eqsat::rewrite::Rule;
+use crate::eqsat::rules;
+use crate::eqsat::runner::Limits;
+use crate::frontend::syntax::ast::Span;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -357,7 +357,7 @@ impl<'p> Resolver<'p> {
         let mut first_error = None;
         for (at, len) in candidates {
             let (lhs, rhs) = (&text[..at], &text[at + len..]);
-            let parses = |t: &str| crate::syntax::parser::parse_expr(t).is_ok();
+            let parses = |t: &str| crate::frontend::syntax::parser::parse_expr(t).is_ok();
             if !(parses(lhs) && parses(rhs)) && first_error.is_none() {
                 first_error = Some((at, len));
             }
@@ -386,10 +386,10 @@ impl<'p> Resolver<'p> {
             };
             let compiled = rule.compiled().expect("user rules are templates");
             let (l, r) = (
-                crate::syntax::parser::parse_expr(lhs).ok()?,
-                crate::syntax::parser::parse_expr(rhs).ok()?,
+                crate::frontend::syntax::parser::parse_expr(lhs).ok()?,
+                crate::frontend::syntax::parser::parse_expr(rhs).ok()?,
             );
-            return match crate::elab::check_rule_sides(
+            return match crate::frontend::elab::check_rule_sides(
                 &l,
                 &r,
                 &compiled.expr_vars,
@@ -518,8 +518,12 @@ impl<'p> Resolver<'p> {
         let mut ok = true;
         for (key, value) in values {
             let parsed: Result<(), String> = match key.text.as_str() {
-                "time" => crate::units::parse_duration(&value.text).map(|d| limits.time = d),
-                "memory" => crate::units::parse_size(&value.text).map(|m| limits.memory = m),
+                "time" => {
+                    crate::support::units::parse_duration(&value.text).map(|d| limits.time = d)
+                }
+                "memory" => {
+                    crate::support::units::parse_size(&value.text).map(|m| limits.memory = m)
+                }
                 "nodes" => value
                     .text
                     .parse::<usize>()

@@ -118,7 +118,8 @@ pub fn verify_kernels(
 /// (`sketches/matmul/NAME.sk`), builds them with the naive and parallel baselines into a driver
 /// in the target directory's `dir` (gcc with `-Wall -Wextra -Werror`), and returns the driver.
 pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> PathBuf {
-    use risec::bench::{build, cli::sketch_version, Version};
+    use risec::bench::{build, Version};
+    use risec::cli::bench::sketch_version;
     let versions: Vec<Version> = versions
         .iter()
         .map(|v| {

@@ -3,9 +3,9 @@
 use super::random::{random_args, random_sizes, random_value, Rng};
 use super::*;
 use crate::core::{Expr, ExprKind, Literal, TypedProgram};
-use crate::nat::{self, Nat};
-use crate::primitive::{instantiate, Primitive, Primitive as P};
-use crate::types::{
+use crate::ir::nat::{self, Nat};
+use crate::ir::primitive::{instantiate, Primitive, Primitive as P};
+use crate::ir::types::{
     self, array, f32, fun, idx, instantiate_nat_fun, nat_fun, pair, scalar, vector, ScalarType,
 };
 

@@ -1,0 +1,112 @@
+//! The C backend: low-level Rise ([`TypedProgram`]) to a C function with OpenMP and GCC vector
+//! extensions.
+//!
+//! ```text
+//! TypedProgram ─ lower (views, deferred computations, acceptors) ─▶ c_ast statements
+//!              ─ function (signature, size checks, temporaries, helpers) ─▶ CProgram { source, header }
+//! ```
+//!
+//! * [`ix`]: index expressions, normalised (`(i*32 + j) / 32` is `i`).
+//! * [`c_ast`]: the C syntax tree and its printer.
+//! * [`value`]: views (read side), acceptors (write side), deferred computations.
+//! * [`lower`]: the translation of terms.
+//! * [`function`]: the function around the body, and the header.
+//!
+//! Data-layout primitives (`split`, `join`, `transpose`, `zip`, `unzip`, `fst`, `snd`,
+//! `slide`, `pad`, `take`, `drop`, `asVector`, `asScalar`, `idx`, `generate`, and high-level
+//! `map` in read positions) become index arithmetic; `mapSeq`/`mapPar`/`mapSeqUnroll` become
+//! loops (`#pragma omp parallel for` for the outermost `mapPar`), `reduceSeq` an accumulator
+//! loop (a local variable for scalars and vectors, a local array for constant-size arrays),
+//! `toMem`/`let` of a computation a temporary buffer. The entry point
+//! `def f {m n : nat} (a : …) (b : …) : t` becomes
+//! `int f(int m, int n, float *restrict out, const float *restrict a, const float *restrict b)`.
+//!
+//! ```
+//! use risec::diagnostics::SourceFile;
+//! let file = SourceFile::new("scale.rise",
+//!     "def scale {n : nat} (xs : n.f32) : n.f32 = mapSeq (fun x => x * 2.0) xs");
+//! let program = risec::frontend::load::compile_source(&file, None).unwrap();
+//! let options = risec::backend_c::CodegenOptions::new("scale.h");
+//! let c = risec::backend_c::emit_c(&program, &options).unwrap();
+//! assert!(c.header.contains("int scale(int n, float *restrict out, const float *restrict xs);"));
+//! assert!(c.source.contains("out[xs_i] = xs[xs_i] * 2.0f;"));
+//! ```
+
+pub mod c_ast;
+pub mod files;
+pub mod function;
+pub mod ix;
+pub mod translate;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use crate::core::TypedProgram;
+use std::fmt;
+
+/// What to generate.
+#[derive(Clone, Debug, Default)]
+pub struct CodegenOptions {
+    /// Sizes compiled in, in the order of the entry point's size parameters (`--size`); the
+    /// size parameters then disappear from the signature. `None` keeps them symbolic.
+    pub sizes: Option<Vec<u64>>,
+    /// The header file name the source `#include`s (`out.h` for `-o out.c`); empty: the
+    /// function's name with `.h`.
+    pub header_name: String,
+    /// The C function's name; `None` keeps the definition's name.
+    pub function_name: Option<String>,
+}
+
+impl CodegenOptions {
+    /// Symbolic sizes, the definition's name, and this header name.
+    pub fn new(header_name: &str) -> CodegenOptions {
+        CodegenOptions {
+            sizes: None,
+            header_name: header_name.to_string(),
+            function_name: None,
+        }
+    }
+}
+
+/// Generated C.
+#[derive(Clone, Debug)]
+pub struct CProgram {
+    /// The `.c` file: includes the header, defines the function.
+    pub source: String,
+    /// The `.h` file: the function's declaration.
+    pub header: String,
+    /// The C function's name.
+    pub function_name: String,
+    /// The C signature, without the semicolon.
+    pub signature: String,
+}
+
+/// A term the backend cannot lower, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodegenError {
+    /// What cannot be compiled and why.
+    pub message: String,
+}
+
+impl CodegenError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> CodegenError {
+        CodegenError {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot generate C: {}", self.message)
+    }
+}
+
+impl std::error::Error for CodegenError {}
+
+/// Compiles a low-level Rise program to a C function and its header.
+pub fn emit_c(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, CodegenError> {
+    function::emit(program, options)
+}

@@ -1,0 +1,700 @@
+//! The translation of typed low-level Rise into C statements: evaluation of terms to values
+//! ([`Val`]) here, primitives in [`primitives`], reading views in [`read`], writing values into
+//! acceptors in [`write`], reductions in [`reduce`].
+
+mod primitives;
+mod read;
+mod reduce;
+mod write;
+
+use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
+
+use super::c_ast::{BinOp, CExpr, CType, Place, Stmt};
+use super::ix::Ix;
+use super::view::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
+use super::CodegenError;
+use crate::core::{Expr, ExprKind, Literal};
+use crate::ir::nat::{Nat, NatAtom, NatOp};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{ScalarType, Type, TypeNode};
+use std::collections::BTreeSet;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+type R<T> = Result<T, CodegenError>;
+
+fn err<T>(msg: impl Into<String>) -> R<T> {
+    Err(CodegenError::new(msg))
+}
+
+/// The largest accumulator kept in registers, in bytes (32 registers of 64 bytes): its copies
+/// in and out are unrolled so that every access has a constant index (and the C compiler can
+/// keep it in registers), and it never lives in the destination's memory.
+const MAX_REGISTER_BYTES: i64 = 2048;
+
+/// The largest temporary placed on the stack inside a loop, in bytes.
+const MAX_STACK_TEMP: i64 = 64 * 1024;
+
+/// In a function that has parallel loops, the copy loops that run on one thread between them
+/// (an accumulator the size of the output filled before a reduction, say) run in parallel too:
+/// a sequential pass over a large array would be the only part of the function that one thread
+/// does alone (1 of 45 ms with 2 threads for the register-blocked GEMM at 1536³). Those are the
+/// copy loops at the top level and in sequential loops that themselves contain parallel loops
+/// (a block of columns zeroed before its reduction); copies inside parallel loops, or in
+/// sequential loops with no parallel loop inside, stay as they are. A program without `mapPar`
+/// stays sequential.
+fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
+    fn has_parallel(s: &Stmt) -> bool {
+        match s {
+            Stmt::For { parallel: true, .. } => true,
+            Stmt::For { body, .. } | Stmt::Block(_, body) => body.iter().any(has_parallel),
+            _ => false,
+        }
+    }
+    if !stmts.iter().any(has_parallel) {
+        return;
+    }
+    for s in stmts {
+        match s {
+            Stmt::For {
+                parallel,
+                comment,
+                body,
+                ..
+            } if !*parallel => {
+                if comment == "copy" {
+                    *parallel = true;
+                } else if body.iter().any(has_parallel) {
+                    parallelise_top_level_copies(body);
+                }
+            }
+            Stmt::Block(_, body) => parallelise_top_level_copies(body),
+            _ => {}
+        }
+    }
+}
+
+/// A size parameter: still symbolic (a C parameter) or compiled in.
+#[derive(Clone, Debug)]
+pub enum SizeBinding {
+    /// The C parameter of that name.
+    Named(String),
+    /// A constant.
+    Value(u64),
+}
+
+/// A heap temporary, allocated once per call.
+#[derive(Clone, Debug)]
+pub struct HeapTemp {
+    /// The C name.
+    pub name: String,
+    /// The element type.
+    pub scalar: ScalarType,
+    /// The number of elements.
+    pub len: Ix,
+}
+
+/// The state of one function's lowering.
+pub struct Lowering {
+    /// Size parameters, outermost first (nat index 0 is the last).
+    pub sizes: Vec<SizeBinding>,
+    /// The program's divisibility facts: a size with a fractional coefficient (`m/32`) is
+    /// compiled only when they prove it whole (the C division would silently truncate).
+    pub facts: Vec<Nat>,
+    blocks: Vec<Vec<Stmt>>,
+    names: HashSet<String>,
+    /// Temporaries to allocate at function entry.
+    pub heap_temps: Vec<HeapTemp>,
+    /// The vector types used (for typedefs and helpers).
+    pub vector_types: BTreeSet<CType>,
+    loop_depth: usize,
+    /// Whether copy loops are unrolled (set while filling or emptying a register accumulator).
+    unroll_copies: bool,
+    /// The vector width at which the register accumulator being filled or emptied is accessed
+    /// in its loop: its copies use the same width, or the C compiler cannot keep it in
+    /// registers (a row copied as 16 lanes and updated as 8 stays in memory).
+    copy_lanes: Option<u64>,
+    par_depth: usize,
+}
+
+enum LoopKind {
+    Seq,
+    Par,
+    Unroll,
+}
+
+impl Lowering {
+    /// A lowering with these sizes; `reserved` names (parameters) are never generated.
+    pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Lowering {
+        Lowering {
+            sizes,
+            facts: Vec::new(),
+            blocks: vec![Vec::new()],
+            names: reserved.iter().cloned().collect(),
+            heap_temps: Vec::new(),
+            vector_types: BTreeSet::new(),
+            loop_depth: 0,
+            unroll_copies: false,
+            copy_lanes: None,
+            par_depth: 0,
+        }
+    }
+
+    /// The statements generated so far (at the outermost level).
+    pub fn finish(mut self) -> (Vec<Stmt>, Vec<HeapTemp>, BTreeSet<CType>) {
+        let mut stmts = self.blocks.pop().unwrap_or_default();
+        parallelise_top_level_copies(&mut stmts);
+        (stmts, self.heap_temps, self.vector_types)
+    }
+
+    /// A fresh C identifier based on `hint`.
+    pub fn fresh(&mut self, hint: &str) -> String {
+        let base: String = hint
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let base = if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("v{base}")
+        } else {
+            base
+        };
+        let mut candidate = base.clone();
+        let mut n = 1;
+        while self.names.contains(&candidate) || super::function::is_c_reserved(&candidate) {
+            candidate = format!("{base}{n}");
+            n += 1;
+        }
+        self.names.insert(candidate.clone());
+        candidate
+    }
+
+    fn emit(&mut self, s: Stmt) {
+        if let Some(b) = self.blocks.last_mut() {
+            b.push(s);
+        }
+    }
+
+    fn push_block(&mut self) {
+        self.blocks.push(Vec::new());
+    }
+
+    fn pop_block(&mut self) -> Vec<Stmt> {
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    // ---- sizes and types -------------------------------------------------------------------
+
+    /// A size as an index expression.
+    pub fn nat(&self, n: &Nat) -> R<Ix> {
+        let mut denominators: i128 = 1;
+        for (_, c) in n.terms() {
+            denominators = lcm(denominators, c.denom());
+        }
+        let symbolic = self
+            .sizes
+            .iter()
+            .any(|s| matches!(s, SizeBinding::Named(_)));
+        if denominators != 1 && symbolic && !crate::ir::nat::is_integral_given(n, &self.facts) {
+            let shown = crate::ir::nat::to_source(n, false, &|a| match a {
+                NatAtom::Index(i) => self
+                    .sizes
+                    .len()
+                    .checked_sub(*i as usize + 1)
+                    .and_then(|p| self.sizes.get(p))
+                    .map(|b| match b {
+                        SizeBinding::Named(name) => name.clone(),
+                        SizeBinding::Value(v) => v.to_string(),
+                    })
+                    .unwrap_or_else(|| format!("#{i}")),
+                other => crate::ir::nat::default_atom_name(other),
+            });
+            return err(format!(
+                "the size `{shown}` is not known to be a whole number: the program must state the divisibility fact it relies on (in a type, as in `((m/32)*32).f32`, or in `TypedProgram::facts`)"
+            ));
+        }
+        let mut total = Ix::constant(0);
+        for (m, c) in n.terms() {
+            let coef = c.numer() * (denominators / c.denom());
+            let coef = i64::try_from(coef).map_err(|_| CodegenError::new("size too large"))?;
+            let mut term = Ix::constant(coef);
+            for (atom, power) in m.factors() {
+                let a = self.nat_atom(atom)?;
+                for _ in 0..*power {
+                    term = term.mul(&a);
+                }
+            }
+            total = total.add(&term);
+        }
+        let d = i64::try_from(denominators).map_err(|_| CodegenError::new("size too large"))?;
+        Ok(total.div(&Ix::constant(d)))
+    }
+
+    fn nat_atom(&self, a: &NatAtom) -> R<Ix> {
+        match a {
+            NatAtom::Index(i) => {
+                let pos = (self.sizes.len() as i64) - 1 - (*i as i64);
+                match usize::try_from(pos).ok().and_then(|p| self.sizes.get(p)) {
+                    Some(SizeBinding::Named(n)) => Ok(Ix::size(n)),
+                    Some(SizeBinding::Value(v)) => Ok(Ix::constant(*v as i64)),
+                    None => err("a size bound inside the program body (a size lambda) cannot be compiled: only the entry point's size parameters may be used"),
+                }
+            }
+            NatAtom::Op(op, x, y) => {
+                let (x, y) = (self.nat(x)?, self.nat(y)?);
+                match op {
+                    NatOp::Add => Ok(x.add(&y)),
+                    NatOp::Mul => Ok(x.mul(&y)),
+                    NatOp::Div => Ok(x.div(&y)),
+                    NatOp::Mod => Ok(x.rem(&y)),
+                    NatOp::Pow => match (x.as_const(), y.as_const()) {
+                        (Some(b), Some(e)) if e >= 0 => b
+                            .checked_pow(e as u32)
+                            .map(Ix::constant)
+                            .ok_or_else(|| CodegenError::new("size too large")),
+                        _ => err("a size `a ^ b` with a symbolic exponent cannot be compiled"),
+                    },
+                }
+            }
+            NatAtom::Binder(_) | NatAtom::Meta(_) => {
+                err("internal: an unresolved size variable reached code generation")
+            }
+        }
+    }
+
+    /// The length of an array type.
+    fn len(&self, ty: &Type) -> R<Ix> {
+        match ty.get() {
+            TypeNode::Array(n, _) => self.nat(n),
+            _ => err(format!("expected an array, found a value of type {ty}")),
+        }
+    }
+
+    /// The number of scalars a value of this data type occupies in memory.
+    pub fn scalars(&self, ty: &Type) -> R<Ix> {
+        match ty.get() {
+            TypeNode::Scalar(_) => Ok(Ix::constant(1)),
+            TypeNode::Vector(w, _) => self.nat(w),
+            TypeNode::Array(n, t) => Ok(self.nat(n)?.mul(&self.scalars(t)?)),
+            TypeNode::Pair(..) => err(format!(
+                "values of type {ty} cannot be stored in memory: pairs must be taken apart (fst, snd, unzip) before a store"
+            )),
+            TypeNode::Idx(_) => err("indices (idx[n]) cannot be stored in memory"),
+            _ => err(format!("a value of type {ty} is not data and cannot be stored in memory")),
+        }
+    }
+
+    /// The scalar type at the bottom of a data type.
+    pub fn base_scalar(ty: &Type) -> R<ScalarType> {
+        match ty.get() {
+            TypeNode::Scalar(s) => Ok(*s),
+            TypeNode::Vector(_, t) | TypeNode::Array(_, t) => Lowering::base_scalar(t),
+            _ => err(format!("values of type {ty} cannot be stored in memory")),
+        }
+    }
+
+    /// The C type of a scalar or vector type.
+    pub fn ctype(&mut self, ty: &Type) -> R<CType> {
+        match ty.get() {
+            TypeNode::Scalar(s) => Ok(CType {
+                scalar: *s,
+                lanes: 1,
+            }),
+            TypeNode::Vector(w, t) => {
+                let lanes = self.nat(w)?.as_const().filter(|w| *w > 0).ok_or_else(|| {
+                    CodegenError::new(format!(
+                        "vector type {ty}: the lane count must be a constant"
+                    ))
+                })?;
+                let TypeNode::Scalar(s) = t.get() else {
+                    return err(format!("vector type {ty}: lanes must be scalars"));
+                };
+                if *s == ScalarType::Bool {
+                    return err("vectors of bool are not supported");
+                }
+                let c = CType {
+                    scalar: *s,
+                    lanes: lanes as u64,
+                };
+                self.vector_types.insert(c);
+                Ok(c)
+            }
+            _ => err(format!("expected a scalar or vector, found type {ty}")),
+        }
+    }
+
+    // ---- evaluation -----------------------------------------------------------------------
+
+    /// Evaluates a term to a value (views and deferred computations; statements are emitted
+    /// only for values that must be materialised).
+    pub fn eval<'a>(&mut self, e: &'a Expr, env: &Env<'a>) -> R<Val<'a>> {
+        let ty = e.ty.clone();
+        match &e.kind {
+            ExprKind::Var(i) => env
+                .len()
+                .checked_sub(*i as usize + 1)
+                .and_then(|p| env.get(p))
+                .cloned()
+                .ok_or_else(|| CodegenError::new(format!("internal: unbound variable #{i}"))),
+            ExprKind::Lambda(body) => Ok(Val {
+                ty,
+                kind: ValKind::Fun(Rc::new(Func::Closure {
+                    body,
+                    env: env.clone(),
+                })),
+            }),
+            ExprKind::App(f, a) => {
+                let f = self.eval(f, env)?;
+                let a = self.eval(a, env)?;
+                self.apply(f, a)
+            }
+            ExprKind::NatApp(f, n) => {
+                let f = self.eval(f, env)?;
+                let n = self.nat(n)?;
+                match &f.kind {
+                    ValKind::Fun(func) => match &**func {
+                        Func::Prim { prim, nats, args } if args.is_empty() => {
+                            let mut nats = nats.clone();
+                            nats.push(n);
+                            Ok(Val {
+                                ty,
+                                kind: ValKind::Fun(Rc::new(Func::Prim {
+                                    prim: *prim,
+                                    nats,
+                                    args: Vec::new(),
+                                })),
+                            })
+                        }
+                        _ => err("size lambdas inside the program body are not supported by code generation (beta-normalise the program first)"),
+                    },
+                    _ => err("internal: a size argument applied to a non-function"),
+                }
+            }
+            ExprKind::NatLambda(_) => err(
+                "a size lambda inside the program body cannot be compiled: only the entry point may take sizes",
+            ),
+            ExprKind::Prim(p) => Ok(Val {
+                ty,
+                kind: ValKind::Fun(Rc::new(Func::Prim {
+                    prim: *p,
+                    nats: Vec::new(),
+                    args: Vec::new(),
+                })),
+            }),
+            ExprKind::Literal(l) => Ok(Val {
+                ty,
+                kind: ValKind::Scalar(CExpr::Lit(literal_c(*l))),
+            }),
+        }
+    }
+
+    /// Applies a function value.
+    pub fn apply<'a>(&mut self, f: Val<'a>, arg: Val<'a>) -> R<Val<'a>> {
+        let result_ty = match f.ty.get() {
+            TypeNode::Fun(_, r) => r.clone(),
+            _ => return err(format!("internal: applying a value of type {}", f.ty)),
+        };
+        let ValKind::Fun(func) = &f.kind else {
+            return err("internal: applying a non-function");
+        };
+        match &**func {
+            Func::Closure { body, env } => {
+                let mut env2: Vec<Val<'a>> = (**env).clone();
+                env2.push(arg);
+                self.eval(body, &Rc::new(env2))
+            }
+            Func::Prim { prim, nats, args } => {
+                let mut args = args.clone();
+                args.push(arg);
+                if args.len() == prim.value_arity() {
+                    self.apply_prim(*prim, nats, args, result_ty)
+                } else {
+                    Ok(Val {
+                        ty: result_ty,
+                        kind: ValKind::Fun(Rc::new(Func::Prim {
+                            prim: *prim,
+                            nats: nats.clone(),
+                            args,
+                        })),
+                    })
+                }
+            }
+        }
+    }
+
+    fn apply2<'a>(&mut self, f: &Val<'a>, a: Val<'a>, b: Val<'a>) -> R<Val<'a>> {
+        let g = self.apply(f.clone(), a)?;
+        self.apply(g, b)
+    }
+
+    fn lanes_of_elements(&self, ty: &Type) -> R<u64> {
+        match ty.get() {
+            TypeNode::Array(_, v) => match v.get() {
+                TypeNode::Vector(w, _) => self
+                    .nat(w)?
+                    .as_const()
+                    .filter(|w| *w > 0)
+                    .map(|w| w as u64)
+                    .ok_or_else(|| {
+                        CodegenError::new("asScalar: the lane count must be a constant")
+                    }),
+                _ => err("internal: asScalar of an array of non-vectors"),
+            },
+            _ => err("internal: asScalar of a non-array"),
+        }
+    }
+
+    /// A value usable as a C expression (scalar or vector), computing it first if deferred.
+    fn scalar<'a>(&mut self, v: Val<'a>) -> R<CExpr> {
+        let v = self.force(v)?;
+        match v.kind {
+            ValKind::Scalar(e) => Ok(e),
+            ValKind::Index(i) => Ok(CExpr::Index(i)),
+            _ => err(format!(
+                "a value of type {} is used where a scalar is needed",
+                v.ty
+            )),
+        }
+    }
+
+    /// Materialises a deferred value (a temporary, or a local variable for scalars); other
+    /// values are returned as they are.
+    pub fn force<'a>(&mut self, v: Val<'a>) -> R<Val<'a>> {
+        let ValKind::Deferred(d) = &v.kind else {
+            return Ok(v);
+        };
+        if let Deferred::Slot = &**d {
+            return err("internal: the placeholder of a layout function is read");
+        }
+        if let Deferred::Reduce { prim, f, init, xs } = &**d {
+            if self.is_value_type(&v.ty) {
+                let name = self.reduce_scalar(*prim, f, init, xs, &v.ty)?;
+                return Ok(Val {
+                    ty: v.ty.clone(),
+                    kind: ValKind::Scalar(CExpr::Var(name)),
+                });
+            }
+        }
+        if self.is_value_type(&v.ty) {
+            let ct = self.ctype(&v.ty)?;
+            let name = self.fresh("x");
+            self.emit(Stmt::Decl {
+                ty: ct,
+                name: name.clone(),
+                init: None,
+            });
+            self.write(v.clone(), &Acc::var(&name))?;
+            return Ok(Val {
+                ty: v.ty.clone(),
+                kind: ValKind::Scalar(CExpr::Var(name)),
+            });
+        }
+        let (hint, what) = match &**d {
+            Deferred::Reduce { prim, .. } => ("acc", prim.name()),
+            Deferred::Map { prim, .. } => ("tmp", prim.name()),
+            Deferred::ToMem(_) => ("mem", "toMem"),
+            Deferred::Layout { .. } | Deferred::Slot => ("tmp", "a computed array"),
+        };
+        let (buf, _) = self.alloc_temp(&v.ty, hint)?;
+        let acc = Acc::mem(&buf, v.ty.clone(), Ix::constant(0), true);
+        self.emit(Stmt::Comment(format!(
+            "{what}: materialised into {buf} because it is read"
+        )));
+        self.write(v.clone(), &acc)?;
+        Ok(Val {
+            ty: v.ty,
+            kind: ValKind::Array(Rc::new(View::Mem {
+                buf,
+                offset: Ix::constant(0),
+                aligned_base: true,
+            })),
+        })
+    }
+
+    /// Whether an accumulator of type `ty` is small enough to be kept in registers.
+    fn fits_in_registers(&self, ty: &Type) -> bool {
+        self.constant_bytes(ty)
+            .is_some_and(|b| b <= MAX_REGISTER_BYTES)
+    }
+
+    /// Whether a temporary of type `ty` is a local array (`alloc_temp` puts it on the stack).
+    fn fits_on_stack(&self, ty: &Type) -> bool {
+        self.constant_bytes(ty).is_some_and(|b| b <= MAX_STACK_TEMP)
+    }
+
+    /// The size in bytes of a value of type `ty`, when it is a constant.
+    fn constant_bytes(&self, ty: &Type) -> Option<i64> {
+        let n = self.scalars(ty).ok()?.as_const()?;
+        Some(n * scalar_bytes(Lowering::base_scalar(ty).ok()?))
+    }
+
+    fn is_value_type(&self, ty: &Type) -> bool {
+        matches!(ty.get(), TypeNode::Scalar(_) | TypeNode::Vector(..))
+    }
+
+    /// Allocates a temporary for a value of type `ty`: a local array when its size is a small
+    /// constant, else a heap buffer allocated once per call (not possible inside `mapPar`).
+    fn alloc_temp(&mut self, ty: &Type, hint: &str) -> R<(String, bool)> {
+        let len = self.scalars(ty)?;
+        let scalar = Lowering::base_scalar(ty)?;
+        let name = self.fresh(hint);
+        let bytes = len.as_const().map(|l| l * scalar_bytes(scalar));
+        if let (Some(l), Some(b)) = (len.as_const(), bytes) {
+            if b <= MAX_STACK_TEMP {
+                self.emit(Stmt::LocalArray {
+                    scalar,
+                    name: name.clone(),
+                    len: l.max(1),
+                });
+                return Ok((name, false));
+            }
+        }
+        if self.loop_depth > 0 {
+            if self.par_depth > 0 {
+                return err(format!(
+                    "a temporary of type {ty} ({} elements) is needed inside a parallel loop (mapPar); only constant-size temporaries of at most {MAX_STACK_TEMP} bytes can be private to a thread: use --size, smaller tiles, or move the toMem out of the mapPar",
+                    len.to_c()
+                ));
+            }
+        }
+        self.heap_temps.push(HeapTemp {
+            name: name.clone(),
+            scalar,
+            len,
+        });
+        Ok((name, true))
+    }
+}
+
+/// Whether a vector access at element offset `idx` of a 64-byte-aligned buffer is aligned to
+/// the vector's size.
+fn aligned_ok(ct: CType, idx: &Ix) -> bool {
+    let bytes = ct.lanes as i64 * scalar_bytes(ct.scalar);
+    ct.lanes > 1 && bytes <= 64 && idx.multiple_of(ct.lanes as i64)
+}
+
+fn root_is_temp(v: &Val<'_>) -> bool {
+    match &v.kind {
+        ValKind::Array(view) => match &**view {
+            View::Mem { aligned_base, .. } => *aligned_base,
+            View::Offset { inner, .. }
+            | View::Split { inner, .. }
+            | View::Slide { inner, .. }
+            | View::Join { inner, .. } => root_is_temp(inner),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// A name for a loop over the elements of `v`: its buffer and what the elements are (`a_row`,
+/// `b_col`, `a_blk` for blocks of `split`, `tmp_vec` for vectors, `g_i` for `generate`).
+fn loop_name(v: &Val<'_>) -> String {
+    let what = match &v.kind {
+        ValKind::Array(view) => match &**view {
+            View::Split { .. } | View::Slide { .. } => "blk",
+            View::Transpose { .. } => "col",
+            View::AsVector { .. } => "vec",
+            _ => match v.ty.get() {
+                TypeNode::Array(_, e) if matches!(e.get(), TypeNode::Array(..)) => "row",
+                TypeNode::Array(_, e) if matches!(e.get(), TypeNode::Vector(..)) => "vec",
+                _ => "i",
+            },
+        },
+        _ => "i",
+    };
+    format!("{}_{what}", root_name(v))
+}
+
+/// The buffer a view reads.
+fn root_name(v: &Val<'_>) -> String {
+    match &v.kind {
+        ValKind::Array(view) => match &**view {
+            View::Mem { buf, .. } => buf.clone(),
+            View::Offset { inner, .. }
+            | View::Split { inner, .. }
+            | View::Slide { inner, .. }
+            | View::Join { inner, .. }
+            | View::Transpose { inner }
+            | View::Column { inner, .. }
+            | View::Proj { inner, .. }
+            | View::AsVector { inner, .. }
+            | View::AsScalar { inner, .. }
+            | View::Pad { inner, .. }
+            | View::Zip(inner, _) => root_name(inner),
+            View::Map { xs, .. } => root_name(xs),
+            View::Generate { .. } => "g".into(),
+            View::Written(acc) => acc_root_name(&acc.node),
+        },
+        _ => "x".into(),
+    }
+}
+
+/// The variable or buffer an acceptor finally writes to.
+pub(super) fn acc_root_name(node: &AccNode) -> String {
+    match node {
+        AccNode::Mem { buf, .. } => buf.clone(),
+        AccNode::Var(name) => name.clone(),
+        AccNode::Layout { inner, .. } => acc_root_name(inner),
+    }
+}
+
+fn scalar_bytes(s: ScalarType) -> i64 {
+    match s {
+        ScalarType::F64 | ScalarType::I64 => 8,
+        ScalarType::Bool => 1,
+        _ => 4,
+    }
+}
+
+fn lcm(a: i128, b: i128) -> i128 {
+    fn gcd(a: i128, b: i128) -> i128 {
+        if b == 0 {
+            a.abs()
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    if a == 0 || b == 0 {
+        return a.max(b).max(1);
+    }
+    (a / gcd(a, b) * b).abs()
+}
+
+/// A literal in C syntax.
+fn literal_c(l: Literal) -> String {
+    match l {
+        Literal::F32(bits) => {
+            let v = f32::from_bits(bits);
+            if v.is_nan() {
+                "__builtin_nanf(\"\")".into()
+            } else if v.is_infinite() {
+                if v > 0.0 {
+                    "__builtin_inff()"
+                } else {
+                    "(-__builtin_inff())"
+                }
+                .into()
+            } else {
+                format!("{v:?}f")
+            }
+        }
+        Literal::F64(bits) => {
+            let v = f64::from_bits(bits);
+            if v.is_nan() {
+                "__builtin_nan(\"\")".into()
+            } else if v.is_infinite() {
+                if v > 0.0 {
+                    "__builtin_inf()"
+                } else {
+                    "(-__builtin_inf())"
+                }
+                .into()
+            } else {
+                format!("{v:?}")
+            }
+        }
+        Literal::I32(v) => format!("{v}"),
+        Literal::I64(v) => format!("{v}LL"),
+        Literal::Bool(b) => if b { "1" } else { "0" }.into(),
+    }
+}

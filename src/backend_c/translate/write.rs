@@ -1,0 +1,358 @@
+//! Writing values into acceptors: loops, stores (vector stores where lanes are contiguous),
+//! copies.
+
+use super::*;
+
+impl Lowering {
+    // ---- writing ---------------------------------------------------------------------------
+
+    /// Emits the statements that write `v` into `acc`.
+    pub fn write<'a>(&mut self, v: Val<'a>, acc: &Acc) -> R<()> {
+        match &v.kind {
+            ValKind::Deferred(d) => match &**d {
+                Deferred::Map { prim, f, xs } => {
+                    let xs = self.force(xs.clone())?;
+                    let n = self.len(&xs.ty)?;
+                    let kind = match prim {
+                        Primitive::MapPar => LoopKind::Par,
+                        Primitive::MapSeqUnroll => LoopKind::Unroll,
+                        _ => LoopKind::Seq,
+                    };
+                    let hint = loop_name(&xs);
+                    self.loop_(kind, &hint, n, prim.name(), &mut |s, i| {
+                        let x = s.elem(&xs, &i)?;
+                        let y = s.apply(f.clone(), x)?;
+                        s.write(y, &acc.elem(i))
+                    })
+                }
+                Deferred::Reduce { prim, f, init, xs } => {
+                    if self.is_value_type(&v.ty) {
+                        let name = self.reduce_scalar(*prim, f, init, xs, &v.ty)?;
+                        self.store(acc, CExpr::Var(name), &v.ty)
+                    } else {
+                        self.reduce_array(*prim, f, init, xs, &v.ty, acc)
+                    }
+                }
+                Deferred::ToMem(x) => self.write(x.clone(), acc),
+                Deferred::Layout {
+                    layout,
+                    depth,
+                    inner,
+                } => self.write(inner.clone(), &acc.through_at(layout, *depth)),
+                Deferred::Slot => err("internal: the placeholder of a layout function is written"),
+            },
+            ValKind::Array(view) => match &**view {
+                // A `map` that only rearranges (`map (asVector 8)`) is a view: copied.
+                View::Map { f, xs } if self.layout_function(f, &xs.ty)?.is_some() => {
+                    self.copy(&v, acc)
+                }
+                View::Map { .. } => err(
+                    "a high-level `map` is in a write position (its result is stored): lower it to `mapSeq`, `mapPar` or `mapSeqUnroll`; `map` may only remain where it is a view that is read",
+                ),
+                View::Mem { .. } | View::Offset { .. } | View::Slide { .. } | View::Column { .. }
+                | View::Zip(..) | View::Proj { .. } | View::Generate { .. } | View::Pad { .. }
+                | View::Written(_) => {
+                    self.copy(&v, acc)
+                }
+                View::Split { inner, k } => {
+                    self.write(inner.clone(), &acc.through(&Layout::Split(k.clone())))
+                }
+                View::Join { inner, m } => {
+                    self.write(inner.clone(), &acc.through(&Layout::Join(m.clone())))
+                }
+                // A transposed view is copied in the destination's order: contiguous writes
+                // (and, for a transpose of a transpose, contiguous reads too).
+                View::Transpose { .. } => self.copy(&v, acc),
+                View::AsScalar { inner, w } => {
+                    self.write(inner.clone(), &acc.through(&Layout::AsScalar(*w)))
+                }
+                // Vectors of memory are copied as vectors (one load and store per vector).
+                View::AsVector { inner, .. } if matches!(inner.kind, ValKind::Array(_)) => {
+                    self.copy(&v, acc)
+                }
+                View::AsVector { inner, w } => {
+                    self.write(inner.clone(), &acc.through(&Layout::AsVector(*w)))
+                }
+            },
+            ValKind::Scalar(e) => self.store(acc, e.clone(), &v.ty),
+            ValKind::Index(_) => err("indices (idx[n]) cannot be stored in memory"),
+            ValKind::Pair(..) => err(format!(
+                "a pair (type {}) cannot be stored: write its components to separate outputs",
+                v.ty
+            )),
+            ValKind::Fun(_) => err(format!(
+                "a function-typed value (type {}) cannot be stored; it must be applied",
+                v.ty
+            )),
+        }
+    }
+
+    /// A copy loop from a view into an acceptor.
+    pub(super) fn copy<'a>(&mut self, v: &Val<'a>, acc: &Acc) -> R<()> {
+        let n = self.len(&v.ty)?;
+        // Filling or emptying a register accumulator: rows of scalars move as vectors, so that
+        // the accumulator is only ever accessed as whole vectors at constant offsets.
+        if let (true, TypeNode::Array(_, elem), Some(len)) =
+            (self.unroll_copies, v.ty.get(), n.as_const())
+        {
+            let lanes = self
+                .copy_lanes
+                .map(|w| w as i64)
+                .into_iter()
+                .chain([16, 8, 4])
+                .find(|w| len % w == 0);
+            if let (TypeNode::Scalar(s), Some(w)) = (elem.get(), lanes) {
+                let vector_row = crate::ir::types::array(
+                    crate::ir::nat::lit((len / w) as u64),
+                    crate::ir::types::vector(
+                        crate::ir::nat::lit(w as u64),
+                        crate::ir::types::scalar(*s),
+                    ),
+                );
+                let as_vectors = Val {
+                    ty: vector_row,
+                    kind: ValKind::Array(Rc::new(View::AsVector {
+                        inner: v.clone(),
+                        w: w as u64,
+                    })),
+                };
+                return self.copy(&as_vectors, &acc.through(&Layout::AsScalar(w as u64)));
+            }
+        }
+        let hint = loop_name(v);
+        let kind = if self.unroll_copies {
+            LoopKind::Unroll
+        } else {
+            LoopKind::Seq
+        };
+        self.loop_(kind, &hint, n, "copy", &mut |s, i| {
+            let x = s.elem(v, &i)?;
+            s.write(x, &acc.elem(i))
+        })
+    }
+
+    pub(super) fn loop_(
+        &mut self,
+        kind: LoopKind,
+        hint: &str,
+        extent: Ix,
+        comment: &str,
+        body: &mut dyn FnMut(&mut Lowering, Ix) -> R<()>,
+    ) -> R<()> {
+        if let LoopKind::Unroll = kind {
+            let Some(n) = extent.as_const() else {
+                return err(format!(
+                    "`{comment}` over {} elements: unrolling needs a constant size",
+                    extent.to_c()
+                ));
+            };
+            for c in 0..n {
+                self.push_block();
+                body(self, Ix::constant(c))?;
+                let stmts = self.pop_block();
+                self.emit(Stmt::Block(format!("{comment}: iteration {c}"), stmts));
+            }
+            return Ok(());
+        }
+        let var = self.fresh(hint);
+        let i = Ix::loop_var(&var, &extent);
+        let parallel = matches!(kind, LoopKind::Par) && self.par_depth == 0;
+        self.push_block();
+        self.loop_depth += 1;
+        if parallel {
+            self.par_depth += 1;
+        }
+        let result = body(self, i);
+        self.loop_depth -= 1;
+        if parallel {
+            self.par_depth -= 1;
+        }
+        let stmts = self.pop_block();
+        result?;
+        let comment = if matches!(kind, LoopKind::Par) && !parallel {
+            format!("{comment} (nested in a parallel loop: sequential)")
+        } else {
+            comment.to_string()
+        };
+        self.emit(Stmt::For {
+            var,
+            extent,
+            parallel,
+            comment,
+            body: stmts,
+        });
+        Ok(())
+    }
+
+    /// Stores a scalar or vector.
+    pub(super) fn store(&mut self, acc: &Acc, e: CExpr, ty: &Type) -> R<()> {
+        let ct = self.ctype(ty)?;
+        if let Some(place) = resolve(&acc.node, &acc.path, self)? {
+            let place = match place {
+                Resolved::Mem {
+                    buf,
+                    idx,
+                    aligned_base,
+                } => Place::Mem {
+                    aligned: aligned_base && aligned_ok(ct, &idx),
+                    buf,
+                    idx,
+                    ty: ct,
+                },
+                Resolved::Var(name, lane) => Place::Var(name, lane),
+            };
+            self.emit(Stmt::Store(place, e));
+            return Ok(());
+        }
+        // A vector stored through a layout that addresses lanes one by one.
+        let places = resolve_lanes(acc, ct.lanes, self)?;
+        if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
+            self.emit(Stmt::Store(
+                Place::Mem {
+                    aligned: aligned_base && aligned_ok(ct, &idx),
+                    buf,
+                    idx,
+                    ty: ct,
+                },
+                e,
+            ));
+            return Ok(());
+        }
+        let name = self.fresh("v");
+        self.emit(Stmt::Decl {
+            ty: ct,
+            name: name.clone(),
+            init: Some(e),
+        });
+        let scalar = CType {
+            scalar: ct.scalar,
+            lanes: 1,
+        };
+        for (l, p) in places.into_iter().enumerate() {
+            let value = CExpr::Lane(Box::new(CExpr::Var(name.clone())), Ix::constant(l as i64));
+            let place = match p {
+                Resolved::Mem { buf, idx, .. } => Place::Mem {
+                    buf,
+                    idx,
+                    ty: scalar,
+                    aligned: false,
+                },
+                Resolved::Var(n, lane) => Place::Var(n, lane),
+            };
+            self.emit(Stmt::Store(place, value));
+        }
+        Ok(())
+    }
+}
+
+/// The memory region an acceptor writes when it is plain memory indexed by array levels only:
+/// buffer, offset, type of the region, aligned base.
+pub(super) fn mem_region(acc: &Acc, low: &Lowering) -> R<Option<(String, Ix, Type, bool)>> {
+    let AccNode::Mem {
+        buf,
+        ty,
+        offset,
+        aligned_base,
+    } = &*acc.node
+    else {
+        return Ok(None);
+    };
+    let mut idx = offset.clone();
+    let mut t = ty.clone();
+    for i in &acc.path {
+        let next = match t.get() {
+            TypeNode::Array(_, e) => {
+                idx = idx.add(&i.mul(&low.scalars(e)?));
+                e.clone()
+            }
+            _ => return Ok(None),
+        };
+        t = next;
+    }
+    Ok(Some((buf.clone(), idx, t, *aligned_base)))
+}
+
+pub(super) enum Resolved {
+    Mem {
+        buf: String,
+        idx: Ix,
+        aligned_base: bool,
+    },
+    Var(String, Option<Ix>),
+}
+
+/// Where each lane of the vector at acceptor `acc` is stored, for a layout that addresses the
+/// lanes one by one (`asScalar`). Shared by stores and by reads of what was stored.
+pub(super) fn resolve_lanes(acc: &Acc, lanes: u64, low: &Lowering) -> R<Vec<Resolved>> {
+    (0..lanes)
+        .map(|l| {
+            let lane_acc = acc.elem(Ix::constant(l as i64));
+            match resolve(&lane_acc.node, &lane_acc.path, low)? {
+                Some(place) => Ok(place),
+                None => err("internal: an acceptor path could not be resolved"),
+            }
+        })
+        .collect()
+}
+
+/// When the lanes' places are consecutive elements of one buffer: the buffer, the first lane's
+/// index and whether the buffer's base is aligned (one vector load or store serves them all).
+pub(super) fn consecutive_in_memory(places: &[Resolved]) -> Option<(String, Ix, bool)> {
+    let Some(Resolved::Mem {
+        buf: buf0,
+        idx: idx0,
+        aligned_base,
+    }) = places.first()
+    else {
+        return None;
+    };
+    let consecutive = places.iter().enumerate().all(|(l, p)| {
+        matches!(p, Resolved::Mem { buf, idx, .. }
+            if buf == buf0 && *idx == idx0.add(&Ix::constant(l as i64)))
+    });
+    consecutive.then(|| (buf0.clone(), idx0.clone(), *aligned_base))
+}
+
+/// Where the element at `path` of an acceptor is stored; `None` when a layout needs lanes the
+/// path does not give.
+pub(super) fn resolve(node: &AccNode, path: &[Ix], low: &Lowering) -> R<Option<Resolved>> {
+    match node {
+        AccNode::Mem {
+            buf,
+            ty,
+            offset,
+            aligned_base,
+        } => {
+            let mut idx = offset.clone();
+            let mut t = ty.clone();
+            for i in path {
+                let next = match t.get() {
+                    TypeNode::Array(_, e) => {
+                        idx = idx.add(&i.mul(&low.scalars(e)?));
+                        e.clone()
+                    }
+                    TypeNode::Vector(_, e) => {
+                        idx = idx.add(i);
+                        e.clone()
+                    }
+                    _ => return err("internal: an acceptor path deeper than its type"),
+                };
+                t = next;
+            }
+            Ok(Some(Resolved::Mem {
+                buf: buf.clone(),
+                idx,
+                aligned_base: *aligned_base,
+            }))
+        }
+        AccNode::Var(name) => match path {
+            [] => Ok(Some(Resolved::Var(name.clone(), None))),
+            [lane] => Ok(Some(Resolved::Var(name.clone(), Some(lane.clone())))),
+            _ => err("internal: an acceptor path into a scalar variable"),
+        },
+        AccNode::Layout { inner, layout, at } => match rewrite_path(layout, *at, path) {
+            Some(p) => resolve(inner, &p, low),
+            None => Ok(None),
+        },
+    }
+}

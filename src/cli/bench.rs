@@ -1,0 +1,158 @@
+//! The `risec bench` command line: versions from `--version NAME=FILE.rise`, then
+//! [`crate::bench::run`], the table, and the optional CSV and plot.
+
+use crate::bench::harness::BASELINES;
+use crate::bench::{BenchOptions, Version};
+
+/// The arguments of `risec bench`.
+#[derive(Clone, Debug)]
+pub struct BenchArgs {
+    /// The program the sketches optimise (`examples/matmul.rise`).
+    pub program: Option<String>,
+    /// Sketch files: each gives the version named after the file (`parallel.sk` → `parallel`).
+    pub sketches: Vec<String>,
+    /// `NAME=FILE.rise` items.
+    pub versions: Vec<String>,
+    /// `m=…,n=…,k=…`.
+    pub size: String,
+    /// Thread counts.
+    pub threads: Vec<u32>,
+    /// Timed rounds.
+    pub rounds: u32,
+    /// SVG output.
+    pub plot: Option<String>,
+    /// CSV output.
+    pub csv: Option<String>,
+    /// Directory to keep the generated C in.
+    pub keep: Option<String>,
+    /// The baselines to run besides the naive one (TVM baseline names and `openblas`);
+    /// `None`: all.
+    pub baselines: Option<Vec<String>>,
+}
+
+/// The baselines named on the command line, checked against the known ones (all when `None`).
+fn baseline_selection(names: Option<&[String]>) -> Result<Vec<String>, String> {
+    let known: Vec<&str> = BASELINES.iter().map(|b| b.0).chain(["openblas"]).collect();
+    let Some(names) = names else {
+        return Ok(known.iter().map(|s| s.to_string()).collect());
+    };
+    for name in names {
+        if !known.contains(&name.as_str()) {
+            return Err(format!(
+                "error: unknown baseline `{name}` in --baselines (known: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(names.to_vec())
+}
+
+/// Parses `m=1024,n=512,k=256` (all three required, positive).
+pub fn parse_mnk(text: &str) -> Result<[u64; 3], String> {
+    let mut out = [0u64; 3];
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("error: `--size {item}`: expected NAME=VALUE"))?;
+        let slot = match name.trim() {
+            "m" => 0,
+            "n" => 1,
+            "k" => 2,
+            other => {
+                return Err(format!(
+                    "error: `--size`: unknown size `{other}` (expected m, n and k)"
+                ))
+            }
+        };
+        out[slot] = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v| *v > 0 && *v <= 1 << 15)
+            .ok_or_else(|| {
+                format!("error: `--size {item}`: expected a whole number from 1 to 32768")
+            })?;
+    }
+    if out.contains(&0) {
+        return Err(
+            "error: `--size` must give m, n and k, as in `--size m=1024,n=1024,k=1024`".into(),
+        );
+    }
+    Ok(out)
+}
+
+/// Loads a `NAME=FILE.rise` version.
+pub fn load_version(item: &str) -> Result<Version, String> {
+    let (name, file) = item
+        .split_once('=')
+        .ok_or_else(|| format!("error: `--version {item}`: expected NAME=FILE.rise"))?;
+    let program = crate::frontend::load::compile_file(file, None)?;
+    Ok(Version {
+        name: name.trim().to_string(),
+        program,
+    })
+}
+
+/// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
+/// named after the file.
+pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
+    use crate::pipeline::{optimize, OptimizeError};
+    let name = std::path::Path::new(sketch)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| sketch.to_string());
+    eprintln!("searching {name} ({sketch})");
+    match optimize(program, sketch, None, &Default::default(), &mut |_| {}) {
+        Ok(done) => Ok(Version {
+            name,
+            program: done.program,
+        }),
+        Err(OptimizeError::Input(msg)) => Err(msg),
+        Err(OptimizeError::NotFound(nf)) => Err(nf.message()),
+    }
+}
+
+/// Runs `risec bench`; returns the table (progress goes to standard error).
+pub fn bench(args: &BenchArgs) -> Result<String, String> {
+    let sizes = parse_mnk(&args.size)?;
+    if args.threads.is_empty() || args.threads.contains(&0) {
+        return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
+    }
+    let mut versions: Vec<Version> = Vec::new();
+    if !args.sketches.is_empty() {
+        let program = args.program.as_deref().ok_or(
+            "error: `--sketch` needs the program: `risec bench examples/matmul.rise --sketch …`",
+        )?;
+        for sketch in &args.sketches {
+            versions.push(sketch_version(program, sketch)?);
+        }
+    } else if args.program.is_some() {
+        return Err(
+            "error: a program without `--sketch`: name the sketch files of the versions \
+                    (`--sketch sketches/matmul/parallel.sk`)"
+                .into(),
+        );
+    }
+    for v in &args.versions {
+        versions.push(load_version(v)?);
+    }
+    let options = BenchOptions {
+        sizes,
+        threads: args.threads.clone(),
+        rounds: args.rounds.max(1),
+        baselines: baseline_selection(args.baselines.as_deref())?,
+        work_dir: args.keep.as_ref().map(std::path::PathBuf::from),
+    };
+    let report = crate::bench::run(&versions, &options, &mut |line| eprintln!("{line}"))?;
+    let mut out = report.table();
+    if let Some(path) = &args.csv {
+        std::fs::write(path, report.csv())
+            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        out.push_str(&format!("wrote {path}\n"));
+    }
+    if let Some(path) = &args.plot {
+        report.plot(std::path::Path::new(path))?;
+        out.push_str(&format!("wrote {path}\n"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,12 @@
+//! Equality saturation for typed Rise: the e-graph ([`egraph`]), rules written with names and
+//! their typed instantiation ([`rewrite`]), the rule library validated against the interpreter
+//! ([`rules`]), the saturation loop with its limits ([`runner`]), its statistics ([`stats`]),
+//! and `risec prove` ([`prove`]).
+
+pub mod egraph;
+pub mod growth;
+pub mod prove;
+pub mod rewrite;
+pub mod rules;
+pub mod runner;
+pub mod stats;

@@ -1,0 +1,312 @@
+//! `risec prove`: is a goal program reachable from a start program with a given set of rules?
+//!
+//! Both programs are elaborated, their entry points must have the same type, and both terms are
+//! put in beta-eta normal form (unless asked not to). The e-graph is grown from the start term by
+//! [`runner::run`] until the goal term is in the start's e-class, the e-graph saturates, or a
+//! limit stops the search. [`Problem`] is the prepared search (everything before the timed part,
+//! which is what the benchmarks measure), [`Outcome`] what it found, with the text `risec prove`
+//! prints and its statistics ([`crate::eqsat::stats::ProveStats`]).
+
+use crate::core::normalize::program_normal;
+use crate::core::print::{program_nat_to_source, program_type_to_source};
+use crate::core::{Expr, TypedProgram};
+use crate::eqsat::egraph::{self, RiseEGraph};
+use crate::eqsat::rewrite::{Assumptions, Rule};
+use crate::eqsat::rules;
+use crate::eqsat::runner::{self, Limits, Report, StopReason};
+use crate::eqsat::stats::{ProveStats, SearchStats};
+use crate::frontend::load::compile_file;
+use crate::support::units::{format_bytes, format_duration, format_duration_limit};
+use std::fmt::Write as _;
+
+/// How to run a proof search.
+#[derive(Clone, Debug)]
+pub struct ProveOptions {
+    /// The rules, comma-separated as `rules::lookup_all` reads them (`map-fusion,split-join(32)`).
+    pub rules: String,
+    /// Put both terms in beta-eta normal form before the search.
+    pub normalize: bool,
+    /// When the search must stop.
+    pub limits: Limits,
+    /// The start file's entry point (default: its last definition).
+    pub entry: Option<String>,
+    /// The goal file's entry point (default: its last definition).
+    pub goal_entry: Option<String>,
+    /// Whether rules may assume divisibility facts they cannot prove (they are reported).
+    pub assume: bool,
+}
+
+impl Default for ProveOptions {
+    fn default() -> ProveOptions {
+        ProveOptions {
+            rules: String::new(),
+            normalize: true,
+            limits: Limits::default(),
+            entry: None,
+            goal_entry: None,
+            assume: true,
+        }
+    }
+}
+
+/// A prepared search: both programs checked (and normalised), the rules built.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    /// The start program as elaborated.
+    pub start: TypedProgram,
+    /// The goal program as elaborated.
+    pub goal: TypedProgram,
+    /// Where the start program came from (a path, or a name given by the caller).
+    pub start_path: String,
+    /// Where the goal program came from.
+    pub goal_path: String,
+    /// The term the e-graph is grown from (normalised unless `normalized` is false).
+    pub start_term: Expr,
+    /// The term the search looks for.
+    pub goal_term: Expr,
+    /// The rules.
+    pub rules: Vec<Rule>,
+    /// Whether the terms were normalised.
+    pub normalized: bool,
+    /// Whether rules may assume divisibility facts.
+    pub assume: bool,
+}
+
+impl Problem {
+    /// Reads, elaborates, checks and normalises both files and builds the rules. Errors are
+    /// rendered messages.
+    pub fn load(start: &str, goal: &str, options: &ProveOptions) -> Result<Problem, String> {
+        let start_program = compile_file(start, options.entry.as_deref())?;
+        let goal_program = compile_file(goal, options.goal_entry.as_deref())?;
+        Problem::new(start_program, goal_program, start, goal, options)
+    }
+
+    /// Prepares a search between two elaborated programs; `start_path` and `goal_path` name them
+    /// in messages.
+    pub fn new(
+        start: TypedProgram,
+        goal: TypedProgram,
+        start_path: &str,
+        goal_path: &str,
+        options: &ProveOptions,
+    ) -> Result<Problem, String> {
+        if start.ty() != goal.ty() {
+            return Err(format!(
+                "error: the start and the goal have different types\n  \
+                 start `{}` ({start_path}) : {}\n  \
+                 goal  `{}` ({goal_path}) : {}",
+                start.name,
+                program_type_to_source(&start),
+                goal.name,
+                program_type_to_source(&goal)
+            ));
+        }
+        let rules = rules::lookup_all(&options.rules).map_err(|e| format!("error: {e}"))?;
+        if rules.is_empty() {
+            return Err(
+                "error: no rules given: pass them as `--rules map-fusion,map-fission,eta,beta` \
+                 (`risec rules` lists them)"
+                    .to_string(),
+            );
+        }
+        let prepare = |p: &TypedProgram, path: &str| -> Result<Expr, String> {
+            if !options.normalize {
+                return Ok(p.term.clone());
+            }
+            program_normal(&p.term).map_err(|e| {
+                format!(
+                    "error: cannot normalise `{}` ({path}): {e}; try `--no-normalize`",
+                    p.name
+                )
+            })
+        };
+        Ok(Problem {
+            start_term: prepare(&start, start_path)?,
+            goal_term: prepare(&goal, goal_path)?,
+            start,
+            goal,
+            start_path: start_path.to_string(),
+            goal_path: goal_path.to_string(),
+            rules,
+            normalized: options.normalize,
+            assume: options.assume,
+        })
+    }
+
+    /// Runs the search: a fresh e-graph holding the start term, grown until the goal term is in
+    /// the start's e-class or the search stops.
+    pub fn search(&self, limits: &Limits) -> Outcome {
+        let mut egraph = RiseEGraph::default();
+        let root = egraph::add_expr(&mut egraph, &self.start_term);
+        let mut assumptions = Assumptions {
+            facts: self.start.facts.clone(),
+            allow_new: self.assume,
+            assumed: Vec::new(),
+        };
+        let goal = &self.goal_term;
+        let mut reached =
+            |eg: &RiseEGraph| egraph::lookup(eg, goal).is_some_and(|g| eg.find(g) == eg.find(root));
+        let report = runner::run(
+            &mut egraph,
+            &self.rules,
+            limits,
+            &mut assumptions,
+            &mut reached,
+        );
+        Outcome {
+            found: report.stop == StopReason::Goal,
+            report,
+            limits: limits.clone(),
+            start_name: self.start.name.clone(),
+            goal_name: self.goal.name.clone(),
+            start_path: self.start_path.clone(),
+            goal_path: self.goal_path.clone(),
+            rules: self.rules.iter().map(|r| r.name.clone()).collect(),
+            normalized: self.normalized,
+            assumed: assumptions
+                .assumed
+                .iter()
+                .map(|n| program_nat_to_source(&self.start, n))
+                .collect(),
+        }
+    }
+}
+
+/// Loads both files and runs the search ([`Problem::load`], then [`Problem::search`]).
+pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome, String> {
+    Ok(Problem::load(start, goal, options)?.search(&options.limits))
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Whether the goal is in the start's e-class.
+    pub found: bool,
+    /// The runner's report: why it stopped, and every iteration's statistics.
+    pub report: Report,
+    /// The limits it ran under.
+    pub limits: Limits,
+    /// The start's entry point.
+    pub start_name: String,
+    /// The goal's entry point.
+    pub goal_name: String,
+    /// The start file.
+    pub start_path: String,
+    /// The goal file.
+    pub goal_path: String,
+    /// The rules' names, as given.
+    pub rules: Vec<String>,
+    /// Whether the terms were normalised.
+    pub normalized: bool,
+    /// Divisibility facts the rules assumed, as sizes that must be whole numbers (`n/32`).
+    pub assumed: Vec<String>,
+}
+
+impl Outcome {
+    /// The first line: `found: …` or `not found: …`, naming the limit that stopped the search.
+    pub fn headline(&self) -> String {
+        let n = self.report.iterations.len();
+        let after = format!("after {n} iteration{}", if n == 1 { "" } else { "s" });
+        match self.report.stop {
+            StopReason::Goal => format!(
+                "found: `{}` is equivalent to `{}` (reached {after})",
+                self.goal_name, self.start_name
+            ),
+            StopReason::Saturated => format!(
+                "not found: the e-graph saturated {after}; the goal is not reachable with these rules"
+            ),
+            reason => {
+                let (limit, flag) = match reason {
+                    StopReason::TimeLimit => (
+                        format!("time limit ({})", format_duration_limit(self.limits.time)),
+                        "--time",
+                    ),
+                    StopReason::NodeLimit => (
+                        format!("e-node limit ({} e-nodes)", self.limits.nodes),
+                        "--nodes",
+                    ),
+                    StopReason::IterationLimit => (
+                        format!("iteration limit ({})", self.limits.iterations),
+                        "--iterations",
+                    ),
+                    _ => (
+                        format!("memory limit ({})", format_bytes(self.limits.memory)),
+                        "--memory",
+                    ),
+                };
+                format!("not found: the {limit} stopped the search {after} (raise it with {flag})")
+            }
+        }
+    }
+
+    /// What `risec prove` prints: the headline and the search's figures.
+    pub fn summary(&self) -> String {
+        let r = &self.report;
+        let stats = self.search_stats();
+        let per_rule: Vec<String> = stats
+            .summary
+            .rewrites_per_rule
+            .0
+            .iter()
+            .filter(|(_, c)| *c > 0)
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
+        let per_rule = if per_rule.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", per_rule.join(", "))
+        };
+        let mut out = format!("{}\n", self.headline());
+        let mut line = |label: &str, value: String| {
+            let _ = writeln!(out, "  {label:<12} {value}");
+        };
+        line("iterations", r.iterations.len().to_string());
+        line("e-nodes", r.nodes.to_string());
+        line("e-classes", r.classes.to_string());
+        line("rewrites", format!("{}{per_rule}", stats.summary.rewrites));
+        line("time", format_duration(r.time));
+        line(
+            "peak memory",
+            r.peak_memory.map_or_else(|| "unknown".into(), format_bytes),
+        );
+        // Assumptions can pile up (`n/2`, `n/4`, …): show the first few.
+        const SHOWN: usize = 4;
+        for fact in self.assumed.iter().take(SHOWN) {
+            line("assumed", format!("`{fact}` is a whole number"));
+        }
+        if self.assumed.len() > SHOWN {
+            line(
+                "assumed",
+                format!(
+                    "… and {} more divisibility facts (--stats lists them all)",
+                    self.assumed.len() - SHOWN
+                ),
+            );
+        }
+        out
+    }
+
+    /// The search's statistics: limits, iterations and summary.
+    pub fn search_stats(&self) -> SearchStats {
+        SearchStats::new(
+            &self.report,
+            &self.limits,
+            &self.rules,
+            self.headline(),
+            self.assumed.clone(),
+        )
+    }
+
+    /// What `risec prove --stats` writes: the files, entry points and rules, and the search.
+    pub fn stats(&self) -> ProveStats {
+        ProveStats {
+            start: self.start_path.clone(),
+            goal: self.goal_path.clone(),
+            start_entry: self.start_name.clone(),
+            goal_entry: self.goal_name.clone(),
+            rules: self.rules.clone(),
+            normalized: self.normalized,
+            search: self.search_stats(),
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! E-matching of compiled left-hand sides against the e-graph.
+//!
+//! A small backtracking matcher over e-classes: pattern variables bind e-classes, size
+//! variables bind the size argument of a `NatApp` node. Patterns are untyped; the classes they
+//! match carry the types.
+
+use super::pattern::{NatPat, Pat};
+use crate::eqsat::egraph::{OpVariant, RiseEGraph, RiseOp};
+use crate::ir::nat::Nat;
+use egg::Id;
+
+/// What a match binds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bindings {
+    /// E-class of each expression pattern variable.
+    pub exprs: Vec<Option<Id>>,
+    /// Value of each size variable.
+    pub nats: Vec<Option<Nat>>,
+}
+
+impl Bindings {
+    /// Empty bindings for the given numbers of variables, with the first size variables preset.
+    pub fn new(expr_vars: usize, nat_vars: usize, preset: &[Nat]) -> Bindings {
+        let mut nats = vec![None; nat_vars];
+        for (slot, v) in nats.iter_mut().zip(preset) {
+            *slot = Some(v.clone());
+        }
+        Bindings {
+            exprs: vec![None; expr_vars],
+            nats,
+        }
+    }
+
+    /// The class bound to expression variable `i`.
+    pub fn expr(&self, i: usize) -> Id {
+        self.exprs[i].expect("every pattern variable of a rule is bound by its left-hand side")
+    }
+}
+
+/// All matches of `pat` in class `class`, extending `base`.
+pub fn match_class(
+    egraph: &RiseEGraph,
+    pat: &Pat,
+    class: Id,
+    base: &Bindings,
+    out: &mut Vec<Bindings>,
+) {
+    match pat {
+        Pat::Var(v) => match base.exprs[*v] {
+            Some(bound) if egraph.find(bound) != egraph.find(class) => {}
+            Some(_) => out.push(base.clone()),
+            None => {
+                let mut b = base.clone();
+                b.exprs[*v] = Some(egraph.find(class));
+                out.push(b);
+            }
+        },
+        _ => {
+            for node in egraph[class].nodes.iter() {
+                if !root_matches(pat, node.variant()) {
+                    continue;
+                }
+                let ids = node.children_ids();
+                match (pat, &node.op()) {
+                    (Pat::Bound(i), RiseOp::Var(j)) if i == j => out.push(base.clone()),
+                    (Pat::Prim(p), RiseOp::Prim(q)) if p == q => out.push(base.clone()),
+                    (Pat::Literal(l), RiseOp::Literal(m)) if l == m => out.push(base.clone()),
+                    (Pat::Lambda(b), RiseOp::Lambda) | (Pat::NatLambda(b), RiseOp::NatLambda) => {
+                        match_class(egraph, b, ids[0], base, out)
+                    }
+                    (Pat::App(f, a), RiseOp::App) => {
+                        let mut partial = Vec::new();
+                        match_class(egraph, f, ids[0], base, &mut partial);
+                        for b in &partial {
+                            match_class(egraph, a, ids[1], b, out);
+                        }
+                    }
+                    (Pat::NatApp(f, np), RiseOp::NatApp(n)) => {
+                        let bound = match np {
+                            NatPat::Exact(m) if m == n => Some(base.clone()),
+                            NatPat::Exact(_) => None,
+                            NatPat::Var(v) => match &base.nats[*v] {
+                                Some(m) if m == n => Some(base.clone()),
+                                Some(_) => None,
+                                None => {
+                                    let mut b = base.clone();
+                                    b.nats[*v] = Some(n.clone());
+                                    Some(b)
+                                }
+                            },
+                        };
+                        if let Some(b) = bound {
+                            match_class(egraph, f, ids[0], &b, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Whether a node with an operator of this variant can be the root of a match of `pat`.
+pub fn root_matches(pat: &Pat, op: OpVariant) -> bool {
+    matches!(
+        (pat, op),
+        (Pat::Bound(_), OpVariant::Var)
+            | (Pat::Prim(_), OpVariant::Prim)
+            | (Pat::Literal(_), OpVariant::Literal)
+            | (Pat::Lambda(_), OpVariant::Lambda)
+            | (Pat::NatLambda(_), OpVariant::NatLambda)
+            | (Pat::App(..), OpVariant::App)
+            | (Pat::NatApp(..), OpVariant::NatApp)
+    )
+}
+
+/// Every match of `pat` in the e-graph: `(class, bindings)` pairs, at most `limit`.
+pub fn search(
+    egraph: &RiseEGraph,
+    pat: &Pat,
+    base: &Bindings,
+    limit: usize,
+) -> Vec<(Id, Bindings)> {
+    search_until(egraph, pat, base, limit, &mut || false)
+        .expect("a search that is never interrupted completes")
+}
+
+/// E-classes searched between two calls of the interrupt check of [`search_until`].
+const CLASSES_PER_CHECK: usize = 256;
+
+/// Like [`search`], but calls `interrupt` every [`CLASSES_PER_CHECK`] e-classes and returns
+/// `None` as soon as it says to stop.
+pub fn search_until(
+    egraph: &RiseEGraph,
+    pat: &Pat,
+    base: &Bindings,
+    limit: usize,
+    interrupt: &mut dyn FnMut() -> bool,
+) -> Option<Vec<(Id, Bindings)>> {
+    let mut found = Vec::new();
+    search_each(egraph, pat, base, interrupt, &mut |class, b| {
+        found.push((class, b));
+        found.len() < limit
+    })?;
+    Some(found)
+}
+
+/// Calls `each` with every match of `pat` (class and bindings) until it returns false; calls
+/// `interrupt` every [`CLASSES_PER_CHECK`] e-classes and returns `None` as soon as it says to
+/// stop. Matches are handed over one by one, so a caller can store them compactly.
+pub fn search_each(
+    egraph: &RiseEGraph,
+    pat: &Pat,
+    base: &Bindings,
+    interrupt: &mut dyn FnMut() -> bool,
+    each: &mut dyn FnMut(Id, Bindings) -> bool,
+) -> Option<()> {
+    let mut scratch = Vec::new();
+    for (k, class) in egraph.classes().enumerate() {
+        if k % CLASSES_PER_CHECK == CLASSES_PER_CHECK - 1 && interrupt() {
+            return None;
+        }
+        if !matches!(pat, Pat::Var(_))
+            && !class.nodes.iter().any(|n| root_matches(pat, n.variant()))
+        {
+            continue;
+        }
+        scratch.clear();
+        match_class(egraph, pat, class.id, base, &mut scratch);
+        scratch.dedup();
+        for b in scratch.drain(..) {
+            if !each(class.id, b) {
+                return Some(());
+            }
+        }
+    }
+    Some(())
+}

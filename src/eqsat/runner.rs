@@ -1,0 +1,426 @@
+//! The equality saturation loop: search every rule, apply every match, rebuild, repeat, until the
+//! goal is reached, nothing changes, or a limit (time, e-nodes, iterations, memory) stops it.
+//!
+//! Every rule is searched and applied in every iteration (no backoff: a scheduler that bans rules
+//! can hide exactly the rewrite a sketch needs).
+//!
+//! # Reductions catch up before the next iteration
+//!
+//! Each iteration is one pass of every rule followed by [`Limits::reduction_passes`] passes of
+//! the *reduction* rules alone ([`Rule::is_reduction`]: beta, nat beta, eta).
+//!
+//! Root cause of the exponential growth this fixes (issue 8): rules whose right-hand side wraps
+//! or applies a pattern variable create administrative redexes. `map-fusion` builds
+//! `fun x => f (g x)`, which is a beta redex as soon as `g` (or `f`) is a lambda, and
+//! `map-fission` of `map (fun x => f x)` introduces `map (fun x => x)`, which every later fusion
+//! turns into `(fun y => y) (g x)`. Beta and eta reduce such a redex one iteration after it was
+//! created, but in that same iteration the structural rules already match the new class and
+//! shift or substitute its only representative, the unreduced one (extraction-based shifting
+//! copies the smallest term, and the reduct is not yet in the class). Every iteration thus
+//! wrapped one more redex layer around shifted copies of recently created classes: the
+//! e-graph held ever deeper towers of unreduced copies of the same few programs, each new
+//! class a fresh target for fusion and fission, and it doubled per iteration (chain of 3
+//! mapped functions, four rules: 459,684 e-nodes after 20 iterations; the same algorithm
+//! rebuilt on egg 0.11 outside risec grows identically). With one reduction pass between the
+//! passes of all rules, every class that a structural rule extracts from already holds its
+//! reduct, the towers never form, and growth is linear (320 e-nodes after 20 iterations).
+//!
+//! # Limits hold
+//!
+//! The e-node limit is checked after every single application (the e-graph then stops growing
+//! within one right-hand side of the limit), the time limit between applications and every few
+//! hundred e-classes inside a search (leaving room for the final rebuild, estimated from the
+//! previous one), and the memory limit every [`APPLICATIONS_PER_MEMORY_CHECK`] applications and
+//! between rules. A stopped pass still rebuilds, so the e-graph is always left consistent.
+//! Memory is the process's resident set, polled from `/proc` where available.
+
+use crate::eqsat::egraph::RiseEGraph;
+use crate::eqsat::rewrite::{Assumptions, Rule};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// When a search must stop.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Wall-clock time.
+    pub time: Duration,
+    /// E-nodes in the e-graph.
+    pub nodes: usize,
+    /// Iterations.
+    pub iterations: usize,
+    /// Resident memory of the process, in bytes.
+    pub memory: u64,
+    /// Matches applied per rule and iteration (the rest wait for the next iteration).
+    pub matches_per_rule: usize,
+    /// Passes of the reduction rules alone after each pass of every rule (see the module
+    /// documentation); 0 turns them off.
+    pub reduction_passes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            time: Duration::from_secs(10),
+            nodes: 1_000_000,
+            iterations: 40,
+            memory: 4 << 30,
+            matches_per_rule: 1_000_000,
+            reduction_passes: 1,
+        }
+    }
+}
+
+/// Why a search stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The goal was reached.
+    Goal,
+    /// An iteration changed nothing: every rule's consequences are in the e-graph.
+    Saturated,
+    /// The time limit.
+    TimeLimit,
+    /// The e-node limit.
+    NodeLimit,
+    /// The iteration limit.
+    IterationLimit,
+    /// The memory limit.
+    MemoryLimit,
+}
+
+impl StopReason {
+    /// The name of the limit that stopped the search, if one did.
+    pub fn limit_name(self) -> Option<&'static str> {
+        match self {
+            StopReason::TimeLimit => Some("time"),
+            StopReason::NodeLimit => Some("nodes"),
+            StopReason::IterationLimit => Some("iterations"),
+            StopReason::MemoryLimit => Some("memory"),
+            StopReason::Goal | StopReason::Saturated => None,
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.limit_name() {
+            Some(l) => write!(f, "{l} limit"),
+            None => f.write_str(if *self == StopReason::Goal {
+                "goal reached"
+            } else {
+                "saturated"
+            }),
+        }
+    }
+}
+
+/// What one iteration did.
+#[derive(Clone, Debug)]
+pub struct IterationStats {
+    /// E-nodes after the iteration.
+    pub nodes: usize,
+    /// E-classes after the iteration.
+    pub classes: usize,
+    /// Rewrites that changed the e-graph, per rule (rules with none are left out).
+    pub applied: Vec<(String, usize)>,
+    /// Time the iteration took.
+    pub time: Duration,
+    /// Resident memory after the iteration, when known.
+    pub memory: Option<u64>,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// One entry per iteration run.
+    pub iterations: Vec<IterationStats>,
+    /// Total time.
+    pub time: Duration,
+    /// E-nodes at the end.
+    pub nodes: usize,
+    /// E-classes at the end.
+    pub classes: usize,
+    /// Peak resident memory of the process, when known.
+    pub peak_memory: Option<u64>,
+}
+
+impl Report {
+    /// Total rewrites that changed the e-graph.
+    pub fn rewrites(&self) -> usize {
+        self.iterations
+            .iter()
+            .flat_map(|i| i.applied.iter().map(|(_, n)| n))
+            .sum()
+    }
+}
+
+/// Resident memory of this process in bytes (Linux), or `None`.
+pub fn resident_memory() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Peak resident memory of this process in bytes (Linux), or `None`.
+pub fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Applications between two polls of the resident memory.
+pub const APPLICATIONS_PER_MEMORY_CHECK: usize = 256;
+
+/// Runs equality saturation on `egraph` with `rules` until `goal` holds or the search stops.
+///
+/// `goal` is called once at the start of every iteration (and once more when a limit or
+/// saturation ends the search), so it may report progress.
+pub fn run(
+    egraph: &mut RiseEGraph,
+    rules: &[Rule],
+    limits: &Limits,
+    assumptions: &mut Assumptions,
+    goal: &mut dyn FnMut(&RiseEGraph) -> bool,
+) -> Report {
+    let mut budget = Budget {
+        start: Instant::now(),
+        limits,
+        last_rebuild: Duration::ZERO,
+        rebuild_per_node: Duration::ZERO,
+        largest_rebuild: 0,
+        nodes_at_rebuild: 0,
+        memo_at_rebuild: 0,
+    };
+    budget.rebuild(egraph);
+    let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
+    let all: Vec<&Rule> = rules.iter().collect();
+    let mut iterations = Vec::new();
+    let stop = loop {
+        if goal(egraph) {
+            break StopReason::Goal;
+        }
+        if iterations.len() >= limits.iterations {
+            break StopReason::IterationLimit;
+        }
+        if let Some(reason) = budget.exceeded(egraph) {
+            break reason;
+        }
+        let began = Instant::now();
+        let mut applied: Vec<(String, usize)> = Vec::new();
+        let mut outcome = budget.pass(egraph, &all, assumptions, &mut applied);
+        let changed = outcome.changed;
+        for _ in 0..limits.reduction_passes {
+            if outcome.stopped.is_some() || !outcome.changed || reductions.is_empty() {
+                break;
+            }
+            outcome = budget.pass(egraph, &reductions, assumptions, &mut applied);
+        }
+        iterations.push(IterationStats {
+            nodes: egraph.total_number_of_nodes(),
+            classes: egraph.number_of_classes(),
+            applied,
+            time: began.elapsed(),
+            memory: resident_memory(),
+        });
+        if let Some(reason) = outcome.stopped {
+            break if goal(egraph) {
+                StopReason::Goal
+            } else {
+                reason
+            };
+        }
+        if !changed {
+            break if goal(egraph) {
+                StopReason::Goal
+            } else {
+                StopReason::Saturated
+            };
+        }
+    };
+    Report {
+        stop,
+        iterations,
+        time: budget.start.elapsed(),
+        nodes: egraph.total_number_of_nodes(),
+        classes: egraph.number_of_classes(),
+        peak_memory: peak_memory(),
+    }
+}
+
+/// What one pass (search every rule of a set, apply every match, rebuild) did.
+struct PassOutcome {
+    /// Whether some application changed the e-graph.
+    changed: bool,
+    /// The limit that interrupted the pass, if one did.
+    stopped: Option<StopReason>,
+}
+
+/// The limits of one search and the clock they are measured on.
+struct Budget<'a> {
+    start: Instant,
+    limits: &'a Limits,
+    /// How long the last rebuild took: a stopped pass must leave time for its own.
+    last_rebuild: Duration,
+    /// Rebuild time per added e-node, measured on the rebuild with the most added e-nodes so
+    /// far (small rebuilds are dominated by fixed costs and would overstate it).
+    rebuild_per_node: Duration,
+    /// E-nodes added before that rebuild.
+    largest_rebuild: usize,
+    /// E-nodes in the classes after the last rebuild.
+    nodes_at_rebuild: usize,
+    /// Size of egg's hash-cons memo after the last rebuild: every e-node added since then
+    /// grows it by one.
+    memo_at_rebuild: usize,
+}
+
+impl Budget<'_> {
+    /// Whether the time is up, leaving room for the rebuild that must follow.
+    fn out_of_time(&self, egraph: &RiseEGraph) -> bool {
+        self.start.elapsed() + self.rebuild_estimate(egraph) >= self.limits.time
+    }
+
+    /// How long rebuilding now would take: rebuild time grows with the e-nodes added since the
+    /// last rebuild, at the rate measured on the largest rebuild so far, with half as much again
+    /// for safety (and at least as long as the last rebuild).
+    fn rebuild_estimate(&self, egraph: &RiseEGraph) -> Duration {
+        let added = egraph.total_size().saturating_sub(self.memo_at_rebuild) as u32;
+        (self.rebuild_per_node * added * 3 / 2).max(self.last_rebuild)
+    }
+
+    /// An upper bound on the e-nodes the classes will hold after the next rebuild, which only
+    /// removes duplicates: the count after the last rebuild plus every node added since. (The
+    /// memo alone overstates it by up to 2x on large e-graphs: it keeps entries of nodes that
+    /// rebuilding made identical to others.)
+    fn nodes(&self, egraph: &RiseEGraph) -> usize {
+        self.nodes_at_rebuild + egraph.total_size().saturating_sub(self.memo_at_rebuild)
+    }
+
+    fn over_nodes(&self, egraph: &RiseEGraph) -> bool {
+        self.nodes(egraph) >= self.limits.nodes
+    }
+
+    /// Rebuilds the e-graph and takes the measurements the limits are checked against.
+    fn rebuild(&mut self, egraph: &mut RiseEGraph) {
+        let added = egraph.total_size().saturating_sub(self.memo_at_rebuild);
+        let rebuilding = Instant::now();
+        egraph.rebuild();
+        self.last_rebuild = rebuilding.elapsed();
+        if added >= self.largest_rebuild.max(1000) {
+            self.largest_rebuild = added;
+            self.rebuild_per_node = self.last_rebuild / added as u32;
+        }
+
+        self.nodes_at_rebuild = egraph.total_number_of_nodes();
+        self.memo_at_rebuild = egraph.total_size();
+    }
+
+    /// Whether the resident memory, plus what egg's hash tables are about to allocate when
+    /// they next grow ([`crate::eqsat::egraph::imminent_growth`]), reaches the memory limit.
+    fn over_memory(&self, egraph: &RiseEGraph) -> bool {
+        resident_memory().is_some_and(|m| {
+            m.saturating_add(crate::eqsat::egraph::imminent_growth(egraph) as u64)
+                >= self.limits.memory
+        })
+    }
+
+    /// The first limit that is reached, if any.
+    fn exceeded(&self, egraph: &RiseEGraph) -> Option<StopReason> {
+        if self.over_nodes(egraph) {
+            Some(StopReason::NodeLimit)
+        } else if self.out_of_time(egraph) {
+            Some(StopReason::TimeLimit)
+        } else if self.over_memory(egraph) {
+            Some(StopReason::MemoryLimit)
+        } else {
+            None
+        }
+    }
+
+    /// Searches every rule of `rules`, applies the matches, and rebuilds, stopping as soon as a
+    /// limit is reached. Rewrites that changed the e-graph are added to `applied`.
+    fn pass(
+        &mut self,
+        egraph: &mut RiseEGraph,
+        rules: &[&Rule],
+        assumptions: &mut Assumptions,
+        applied: &mut Vec<(String, usize)>,
+    ) -> PassOutcome {
+        let mut stopped = None;
+        let mut all_matches = Vec::with_capacity(rules.len());
+        for rule in rules {
+            let mut checks = 0usize;
+            let mut interrupted = None;
+            let found = rule.search_compact(egraph, self.limits.matches_per_rule, &mut || {
+                checks += 1;
+                interrupted = if self.out_of_time(egraph) {
+                    Some(StopReason::TimeLimit)
+                } else if checks % 16 == 0 && self.over_memory(egraph) {
+                    Some(StopReason::MemoryLimit)
+                } else {
+                    None
+                };
+                interrupted.is_some()
+            });
+            match found {
+                Some(ms) => all_matches.push(ms),
+                None => {
+                    stopped = interrupted;
+                    break;
+                }
+            }
+            if self.over_memory(egraph) {
+                stopped = Some(StopReason::MemoryLimit);
+                break;
+            }
+        }
+        let mut changed = false;
+        if stopped.is_none() {
+            'rules: for (rule, ms) in rules.iter().zip(&all_matches) {
+                let mut count = 0;
+                for k in 0..ms.len() {
+                    if let Ok(true) = rule.apply(egraph, &ms.get(k), assumptions) {
+                        count += 1;
+                    }
+                    stopped = if self.over_nodes(egraph) {
+                        Some(StopReason::NodeLimit)
+                    } else if self.out_of_time(egraph) {
+                        Some(StopReason::TimeLimit)
+                    } else if k % APPLICATIONS_PER_MEMORY_CHECK == APPLICATIONS_PER_MEMORY_CHECK - 1
+                        && self.over_memory(egraph)
+                    {
+                        Some(StopReason::MemoryLimit)
+                    } else {
+                        None
+                    };
+                    if stopped.is_some() {
+                        record(applied, &rule.name, count);
+                        changed |= count > 0;
+                        break 'rules;
+                    }
+                }
+                record(applied, &rule.name, count);
+                changed |= count > 0;
+                if self.over_memory(egraph) {
+                    stopped = Some(StopReason::MemoryLimit);
+                    break;
+                }
+            }
+        }
+        drop(all_matches);
+        self.rebuild(egraph);
+        PassOutcome { changed, stopped }
+    }
+}
+
+/// Adds `count` rewrites of `rule` to the per-rule tally (rules with none are left out).
+fn record(applied: &mut Vec<(String, usize)>, rule: &str, count: usize) {
+    if count == 0 {
+        return;
+    }
+    match applied.iter_mut().find(|(name, _)| name == rule) {
+        Some((_, n)) => *n += count,
+        None => applied.push((rule.to_string(), count)),
+    }
+}

@@ -1,0 +1,61 @@
+//! The front of the pipeline as one call: source text → parsed → elaborated typed program.
+//!
+//! Used by the command-line interface and by tests; errors come back as diagnostics together
+//! with the source they refer to, ready to render.
+
+use crate::core::TypedProgram;
+use crate::diagnostics::{Diagnostic, SourceFile};
+use crate::frontend::elab;
+use crate::frontend::syntax::parser;
+
+/// A front-end failure: the diagnostics and the file they point into.
+#[derive(Debug)]
+pub struct FrontEndError {
+    /// The source the diagnostics refer to.
+    pub file: SourceFile,
+    /// What went wrong (at least one).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FrontEndError {
+    /// The diagnostics rendered as text with file:line:col and underlined source lines.
+    pub fn render(&self) -> String {
+        self.file.render(&self.diagnostics)
+    }
+}
+
+/// Parses and elaborates `file`, returning the entry definition (`entry`, or the last one).
+pub fn compile_source(
+    file: &SourceFile,
+    entry: Option<&str>,
+) -> Result<TypedProgram, FrontEndError> {
+    let fail = |diagnostics| FrontEndError {
+        file: file.clone(),
+        diagnostics,
+    };
+    let module = parser::parse_module(&file.text).map_err(fail)?;
+    elab::elaborate(&module, entry).map_err(fail)
+}
+
+/// Reads `path` and compiles it; an unreadable file is reported as a plain message.
+pub fn compile_file(path: &str, entry: Option<&str>) -> Result<TypedProgram, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("error: cannot read `{path}`: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "error: `{path}` is not valid UTF-8 (first invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let file = SourceFile::new(path, text);
+    compile_source(&file, entry).map_err(|e| e.render())
+}
+
+/// The typed term of a test program; panics with the rendered diagnostics if it does not compile.
+#[cfg(test)]
+pub(crate) fn test_term(source: &str) -> crate::core::Expr {
+    let file = SourceFile::new("test.rise", source);
+    match compile_source(&file, None) {
+        Ok(p) => p.term,
+        Err(e) => panic!("test program does not compile:\n{}", e.render()),
+    }
+}

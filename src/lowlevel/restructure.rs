@@ -1,0 +1,305 @@
+//! Restructuring before lowering, so that values are written where they are computed:
+//! * **let hoisting**: `f (let x = v in b)` becomes `let x = v in f b`, `(let x = v in g) a`
+//!   becomes `let x = v in g a`, and `fun y => let x = v in b` becomes
+//!   `let x = v in fun y => b` when `v` does not use `y`. A value stored by `toMem` is then
+//!   computed once, before the loops that read it.
+//! * **map fusion into the writer**: a map whose result is written, applied to another map's
+//!   result (`map f (mapPar g xs)`), becomes one map of the composition over `xs`; the kind of
+//!   loop is the inner one's when that is parallel, sequential otherwise. The outer function
+//!   (`join`, `transpose` of the output layout) then writes inside the loop that computes.
+//!
+//! Both are equalities of Rise, so the result computes the same values; it is beta-normalised
+//! afterwards by the caller.
+
+use crate::core::debruijn::{free_vars, rename_vars, shift_vars};
+use crate::core::{Expr, ExprKind};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{self, Type, TypeNode};
+
+fn app(f: Expr, a: Expr) -> Expr {
+    let ty = match f.ty.get() {
+        TypeNode::Fun(_, r) => r.clone(),
+        _ => unreachable!("applying a non-function"),
+    };
+    Expr::new(ExprKind::App(Box::new(f), Box::new(a)), ty)
+}
+
+fn lambda(param: Type, body: Expr) -> Expr {
+    let ty = types::fun(param, body.ty.clone());
+    Expr::new(ExprKind::Lambda(Box::new(body)), ty)
+}
+
+/// `let v (fun x => body)`, typed.
+fn let_node(v: Expr, body_fn: Expr) -> Expr {
+    let (s, t) = match body_fn.ty.get() {
+        TypeNode::Fun(s, t) => (s.clone(), t.clone()),
+        _ => unreachable!("let takes a function"),
+    };
+    let prim = Expr::new(
+        ExprKind::Prim(Primitive::Let),
+        types::fun(s.clone(), types::fun(types::fun(s, t.clone()), t)),
+    );
+    app(app(prim, v), body_fn)
+}
+
+/// `let v (fun x => b)` → `(v, x's type, b)`; a body function that is not a lambda (`let v g`,
+/// after eta reduction) is read as `fun x => g x`.
+fn as_let(e: &Expr) -> Option<(&Expr, &Type, Expr)> {
+    let ExprKind::App(f, body_fn) = &e.kind else {
+        return None;
+    };
+    let ExprKind::App(p, v) = &f.kind else {
+        return None;
+    };
+    if p.kind != ExprKind::Prim(Primitive::Let) {
+        return None;
+    }
+    let TypeNode::Fun(param, _) = body_fn.ty.get() else {
+        return None;
+    };
+    let body = match &body_fn.kind {
+        ExprKind::Lambda(b) => (**b).clone(),
+        _ => app(up(body_fn), Expr::new(ExprKind::Var(0), param.clone())),
+    };
+    Some((v, param, body))
+}
+
+fn up(e: &Expr) -> Expr {
+    shift_vars(e, 1, 0).expect("shifting up cannot fail")
+}
+
+/// Floats `let`s outwards (see the module documentation), bottom-up.
+pub fn hoist_lets(e: &Expr) -> Expr {
+    match &e.kind {
+        ExprKind::App(f, a) => {
+            let (f, a) = (hoist_lets(f), hoist_lets(a));
+            if as_let(&Expr::new(
+                ExprKind::App(Box::new(f.clone()), Box::new(a.clone())),
+                e.ty.clone(),
+            ))
+            .is_some()
+            {
+                return Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone());
+            }
+            if let Some((v, s, b)) = as_let(&a) {
+                // f (let x = v in b)  =  let x = v in f b
+                let inner = hoist_lets(&app(up(&f), b));
+                return let_node(v.clone(), lambda(s.clone(), inner));
+            }
+            if let Some((v, s, g)) = as_let(&f) {
+                // (let x = v in g) a  =  let x = v in g a
+                let inner = hoist_lets(&app(g, up(&a)));
+                return let_node(v.clone(), lambda(s.clone(), inner));
+            }
+            Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone())
+        }
+        ExprKind::Lambda(body) => {
+            let body = hoist_lets(body);
+            let param = match e.ty.get() {
+                TypeNode::Fun(p, _) => p.clone(),
+                _ => unreachable!(),
+            };
+            if let Some((v, s, b)) = as_let(&body) {
+                if !free_vars(v).contains(&0) {
+                    // fun y => let x = v in b  =  let x = v in fun y => b (b's two innermost
+                    // variables swap places).
+                    let v = shift_vars(v, -1, 0).expect("y is not free in v");
+                    let b = rename_vars(&b, &|i| {
+                        Some(match i {
+                            0 => 1,
+                            1 => 0,
+                            i => i,
+                        })
+                    })
+                    .expect("renaming is total");
+                    return let_node(v, lambda(s.clone(), lambda(param, b)));
+                }
+            }
+            lambda(param, body)
+        }
+        ExprKind::NatLambda(b) => {
+            Expr::new(ExprKind::NatLambda(Box::new(hoist_lets(b))), e.ty.clone())
+        }
+        ExprKind::NatApp(f, n) => Expr::new(
+            ExprKind::NatApp(Box::new(hoist_lets(f)), n.clone()),
+            e.ty.clone(),
+        ),
+        _ => e.clone(),
+    }
+}
+
+/// `M f xs` for a map-like primitive M: `(M, f, xs)`.
+fn as_map(e: &Expr) -> Option<(Primitive, &Expr, &Expr)> {
+    let ExprKind::App(g, xs) = &e.kind else {
+        return None;
+    };
+    let ExprKind::App(m, f) = &g.kind else {
+        return None;
+    };
+    match m.kind {
+        ExprKind::Prim(p @ (Primitive::Map | Primitive::MapSeq | Primitive::MapPar)) => {
+            Some((p, f, xs))
+        }
+        _ => None,
+    }
+}
+
+/// `M (fun x => f (g x)) xs`, typed, with M the given map primitive.
+fn fused(kind: Primitive, f: &Expr, g: &Expr, xs: &Expr, result: &Type) -> Expr {
+    let TypeNode::Array(_, s) = xs.ty.get() else {
+        unreachable!("maps take arrays")
+    };
+    let x = Expr::new(ExprKind::Var(0), s.clone());
+    let body = app(up(f), app(up(g), x));
+    let fun = lambda(s.clone(), body);
+    let prim = Expr::new(
+        ExprKind::Prim(kind),
+        types::fun(fun.ty.clone(), types::fun(xs.ty.clone(), result.clone())),
+    );
+    app(app(prim, fun), xs.clone())
+}
+
+/// A primitive applied to one argument, with the result type given.
+fn prim1(p: Primitive, arg: Expr, result: Type) -> Expr {
+    let prim = Expr::new(ExprKind::Prim(p), types::fun(arg.ty.clone(), result));
+    app(prim, arg)
+}
+
+fn array_parts(t: &Type) -> (crate::ir::nat::Nat, Type) {
+    match t.get() {
+        TypeNode::Array(n, e) => (n.clone(), e.clone()),
+        _ => unreachable!("an array type"),
+    }
+}
+
+/// `map join (transpose x)` (rows of blocks joined) as `transpose (join (map transpose x))`:
+/// the same array, written through `transpose` and `join` only, so that the maps computing `x`
+/// can write into the output directly.
+fn join_rows_of_transpose(e: &Expr) -> Option<Expr> {
+    let (_, f, t) = as_map(e)?;
+    if f.kind != ExprKind::Prim(Primitive::Join) {
+        return None;
+    }
+    let ExprKind::App(tp, x) = &t.kind else {
+        return None;
+    };
+    if tp.kind != ExprKind::Prim(Primitive::Transpose) {
+        return None;
+    }
+    // x : a.b.c.t
+    let (a, bct) = array_parts(&x.ty);
+    let (b, ct) = array_parts(&bct);
+    let (c, el) = array_parts(&ct);
+    let cbt = types::array(c.clone(), types::array(b.clone(), el.clone()));
+    let transpose = Expr::new(
+        ExprKind::Prim(Primitive::Transpose),
+        types::fun(bct.clone(), cbt.clone()),
+    );
+    let map_t = types::array(a.clone(), cbt.clone());
+    let map_prim = Expr::new(
+        ExprKind::Prim(Primitive::Map),
+        types::fun(
+            transpose.ty.clone(),
+            types::fun(x.ty.clone(), map_t.clone()),
+        ),
+    );
+    let mapped = app(app(map_prim, transpose), (**x).clone());
+    let joined_t = types::array(
+        crate::ir::nat::mul(&a, &c),
+        types::array(b.clone(), el.clone()),
+    );
+    let joined = prim1(Primitive::Join, mapped, joined_t);
+    Some(prim1(Primitive::Transpose, joined, e.ty.clone()))
+}
+
+/// Fuses maps into the maps that write their results (see the module documentation). `written`
+/// is whether `e`'s value is stored; only written maps absorb the maps they read.
+pub fn fuse_into_writers(e: &Expr, written: bool) -> Expr {
+    if written {
+        if let Some(r) = join_rows_of_transpose(e) {
+            return fuse_into_writers(&r, true);
+        }
+        if let Some((outer, f, inner_e)) = as_map(e) {
+            if let Some((inner, g, xs)) = as_map(inner_e) {
+                let kind = if inner == Primitive::MapPar || outer == Primitive::MapPar {
+                    Primitive::MapPar
+                } else {
+                    Primitive::MapSeq
+                };
+                let _ = outer;
+                return fuse_into_writers(&fused(kind, f, g, xs, &e.ty), true);
+            }
+        }
+    }
+    match &e.kind {
+        ExprKind::Lambda(b) => Expr::new(
+            ExprKind::Lambda(Box::new(fuse_into_writers(b, written))),
+            e.ty.clone(),
+        ),
+        ExprKind::NatLambda(b) => Expr::new(
+            ExprKind::NatLambda(Box::new(fuse_into_writers(b, written))),
+            e.ty.clone(),
+        ),
+        ExprKind::App(..) | ExprKind::NatApp(..) => {
+            let modes = super::argument_modes(e, written);
+            super::map_arguments(e, &mut |i, a| {
+                fuse_into_writers(a, modes.get(i).copied().unwrap_or(false))
+            })
+        }
+        _ => e.clone(),
+    }
+}
+
+/// The argument of `p x`, if `e` is that application.
+fn applied(e: &Expr, p: Primitive) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::App(f, x) if f.kind == ExprKind::Prim(p) => Some(x),
+        _ => None,
+    }
+}
+
+/// Removes layout round trips that extraction may leave (they are views, so this only makes the
+/// program and the index expressions simpler): `fst (unzip (zip a b))` is `a`,
+/// `snd (unzip (zip a b))` is `b`, `transpose (transpose x)` is `x`, `join (split s x)` is `x`.
+pub fn simplify(e: &Expr) -> Expr {
+    let e = match &e.kind {
+        ExprKind::App(f, a) => Expr::new(
+            ExprKind::App(Box::new(simplify(f)), Box::new(simplify(a))),
+            e.ty.clone(),
+        ),
+        ExprKind::Lambda(b) => Expr::new(ExprKind::Lambda(Box::new(simplify(b))), e.ty.clone()),
+        ExprKind::NatLambda(b) => {
+            Expr::new(ExprKind::NatLambda(Box::new(simplify(b))), e.ty.clone())
+        }
+        ExprKind::NatApp(f, n) => Expr::new(
+            ExprKind::NatApp(Box::new(simplify(f)), n.clone()),
+            e.ty.clone(),
+        ),
+        _ => return e.clone(),
+    };
+    for (proj, first) in [(Primitive::Fst, true), (Primitive::Snd, false)] {
+        if let Some(zipped) = applied(&e, proj).and_then(|u| applied(u, Primitive::Unzip)) {
+            if let ExprKind::App(za, b) = &zipped.kind {
+                if let Some(a) = applied(za, Primitive::Zip) {
+                    return if first { a.clone() } else { (**b).clone() };
+                }
+            }
+        }
+    }
+    if let Some(x) =
+        applied(&e, Primitive::Transpose).and_then(|t| applied(t, Primitive::Transpose))
+    {
+        return x.clone();
+    }
+    if let Some(ExprKind::NatApp(s, _)) = applied(&e, Primitive::Join).map(|j| match &j.kind {
+        ExprKind::App(sp, _) => &sp.kind,
+        other => other,
+    }) {
+        if s.kind == ExprKind::Prim(Primitive::Split) {
+            if let Some(ExprKind::App(_, x)) = applied(&e, Primitive::Join).map(|j| &j.kind) {
+                return (**x).clone();
+            }
+        }
+    }
+    e
+}

@@ -1,0 +1,141 @@
+//! Durations and byte sizes as people write and read them: the command line's `--time 10s` and
+//! `--memory 4GiB`, and the figures in reports.
+//!
+//! Parsing is done by [`humantime`] and [`bytesize`]; this module only adds what the command
+//! line needs on top: a unit is required (`--memory 4` is far more likely a mistake than four
+//! bytes), sizes too large for a `u64` are refused, and the messages say what to write.
+//!
+//! ```
+//! use risec::support::units::{parse_duration, parse_size};
+//! assert_eq!(parse_duration("500ms").unwrap(), std::time::Duration::from_millis(500));
+//! assert_eq!(parse_size("4GiB").unwrap(), 4 << 30);
+//! ```
+
+use bytesize::ByteSize;
+use std::time::Duration;
+
+/// Parses a duration with [`humantime`]: a number and a unit (`ms`, `s`, `m` or `min`, `h`, …),
+/// or several (`1m 30s`): `10s`, `500ms`, `2m`, `1.5s`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim()).map_err(|e| match e {
+        humantime::DurationError::UnknownUnit { unit, value, .. } if unit.is_empty() => {
+            format!("`{text}` needs a unit: `{value}s` (seconds), `{value}ms` or `{value}m`")
+        }
+        humantime::DurationError::NumberOverflow => {
+            format!("`{text}` is too long a duration")
+        }
+        e => format!(
+            "`{text}` is not a duration ({e}): write a number and a unit (ms, s, m, h), \
+             as in `10s`, `500ms` or `2m`"
+        ),
+    })
+}
+
+/// Parses a size in bytes with [`bytesize`]: a number and a unit, binary (`KiB`, `MiB`, `GiB`,
+/// `TiB`) or decimal (`KB`, `MB`, `GB`, `TB`), case-insensitive, or `B`: `4GiB`, `512MiB`,
+/// `1.5GiB`, `2GB`, `100B`.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    if !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(format!(
+            "`{text}` needs a unit, as in `{trimmed}MiB` or `{trimmed}GiB`"
+        ));
+    }
+    let size: ByteSize = trimmed.parse().map_err(|_| {
+        format!(
+            "`{text}` is not a size: write a number and a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB), \
+             as in `4GiB` or `512MiB`"
+        )
+    })?;
+    // bytesize saturates on overflow.
+    if size.as_u64() == u64::MAX {
+        return Err(format!("`{text}` is too large a size"));
+    }
+    Ok(size.as_u64())
+}
+
+/// A measured time for people: `2.41 ms`, `35.2 ms`, `1.24 s`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", d.as_secs_f64())
+    }
+}
+
+/// A time limit as it can be written on the command line: `10s`, `500ms`, `2m`, `1s 500ms`
+/// ([`humantime::format_duration`]).
+pub fn format_duration_limit(d: Duration) -> String {
+    humantime::format_duration(d).to_string()
+}
+
+/// A number of bytes for people, in binary units: `4.0 GiB`, `5.2 MiB`, `512 B`.
+pub fn format_bytes(bytes: u64) -> String {
+    ByteSize(bytes).display().iec().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(
+            parse_duration(" 1.5s ").unwrap(),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("10").unwrap_err().contains("needs a unit"));
+        for bad in ["", "s", "10x", "-1s", "ten seconds"] {
+            assert!(
+                parse_duration(bad).unwrap_err().contains("not a duration"),
+                "{bad}"
+            );
+        }
+        for d in ["10s", "500ms", "2m", "1s 500ms", "0s"] {
+            assert_eq!(format_duration_limit(parse_duration(d).unwrap()), d);
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4GiB").unwrap(), 4 << 30);
+        assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_size("512 mib").unwrap(), 512 << 20);
+        assert_eq!(parse_size("1.5GiB").unwrap(), 3 << 29);
+        assert_eq!(parse_size("2GB").unwrap(), 2_000_000_000);
+        assert_eq!(parse_size("100B").unwrap(), 100);
+        assert!(parse_size("4").unwrap_err().contains("needs a unit"));
+        for bad in ["4XB", "", "GiB", "-1GiB", "four GiB"] {
+            assert!(parse_size(bad).unwrap_err().contains("not a size"), "{bad}");
+        }
+        assert!(parse_size("99999999999TiB")
+            .unwrap_err()
+            .contains("too large"));
+        assert_eq!(format_bytes(4 << 30), "4.0 GiB");
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(5_452_595), "5.2 MiB");
+    }
+
+    #[test]
+    fn measured_times() {
+        assert_eq!(format_duration(Duration::from_micros(2410)), "2.41 ms");
+        assert_eq!(format_duration(Duration::from_micros(35_200)), "35.2 ms");
+        assert_eq!(format_duration(Duration::from_millis(1240)), "1.24 s");
+    }
+
+    #[test]
+    fn command_line_defaults_are_the_runner_defaults() {
+        // `risec prove` writes its defaults as text: `--time 10s --memory 4GiB`.
+        let defaults = crate::eqsat::runner::Limits::default();
+        assert_eq!(parse_duration("10s").unwrap(), defaults.time);
+        assert_eq!(parse_size("4GiB").unwrap(), defaults.memory);
+    }
+}
