@@ -43,7 +43,7 @@ fn bench(c: &mut Criterion) {
     for v in VERSIONS.iter().chain(REGISTER_BLOCKED) {
         let path = format!("sketches/matmul/{v}.sk");
         let steps = risec::sketch::resolve::load(Path::new(&path), &program)
-            .unwrap_or_else(|e| panic!("{path}: {}", e.rendered));
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
         let once = optimize_program(&program, &steps, &options, &mut |_| {})
             .unwrap_or_else(|_| panic!("{v} is found"));
         let nodes: Vec<String> = once

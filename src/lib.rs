@@ -1,42 +1,59 @@
 //! risec: a compiler for the Rise functional array language.
 //!
-//! Users write a naive program (`matmul.rise`) and *sketches* of the optimised program they want;
-//! risec finds an equivalent program of that shape by sketch-guided equality saturation and
-//! lowers it to C. This crate currently provides the front end and equality saturation:
+//! You write a naive program (`matmul.rise`) and *sketches* of the optimised program you want
+//! (`blocking.sk`: tiles of 32×32, k split by 4, in this loop order); risec finds an equivalent
+//! program of that shape by sketch-guided equality saturation and lowers it to C with OpenMP and
+//! vectors. The data path, one name per stage:
 //!
 //! ```text
-//! .rise ─ syntax::lexer + syntax::parser ─▶ syntax::ast (spans) ─ elab ─▶ core::TypedProgram
-//!        (logos, LALRPOP)                                (De Bruijn, inferred types)
-//!   ─ core::normalize ─▶ egraph (typed e-classes) ─ runner + rules ─▶ prove: found / not found
-//!   ─ interp ─▶ values (the reference semantics every rule is validated against)
+//! .rise ─ frontend (syntax: logos + LALRPOP; elab: De Bruijn, type inference) ─▶ core::TypedProgram
+//!   ─ sketch (a .sk file → guide steps) ─┐
+//!   ─ pipeline: per guide step, eqsat (e-graph, rules, runner) grown until the step's sketch is
+//!     satisfied, then sketch-constrained extraction ─▶ high-level Rise
+//!   ─ lowlevel (map → mapSeq where written, reduce → reduceSeq, lets hoisted) ─▶ low-level Rise
+//!   ─ backend_c (views, acceptors, loops) ─▶ C with OpenMP and vector extensions
+//!   ─ bench (cc, verify against the naive loop, time against baselines)
 //! ```
 //!
-//! * [`nat`]: size expressions, normalised polynomials (`(m/32)*32 == m`), hash-consed.
-//! * [`types`]: hash-consed types; sizes bound by nat binders are De Bruijn indices.
-//! * [`primitive`]: the primitives and their type schemes.
-//! * [`syntax`]: lexer, parser and surface tree of `.rise` files.
-//! * [`elab`]: names → De Bruijn indices, helper inlining, type inference, divisibility facts.
-//! * [`core`]: the typed core IR, De Bruijn operations, beta-eta normal form, printer.
-//! * [`egraph`]: typed Rise on egg: e-nodes, class analysis, extraction-based substitution.
-//! * [`rewrite`]: rules written with names, e-matching, typed right-hand-side instantiation.
-//! * [`rules`]: the named rule library and its interpreter-based validation.
-//! * [`runner`]: the saturation loop with its limits; [`prove`]: `risec prove`; [`growth`]: the
-//!   workloads that measure the e-graph's growth.
-//! * [`stats`]: a search's statistics as serialisable data; [`units`]: durations and byte sizes.
-//! * [`intern`]: the hash-consing tables behind [`nat`] and [`types`].
-//! * [`interp`]: the reference interpreter and random inputs.
-//! * [`diagnostics`]: errors with file:line:col and underlined source.
-//! * [`codegen`]: low-level Rise to C (views, acceptors, OpenMP, vector extensions).
-//! * [`bench`]: `risec bench`: versions compiled with `cc`, verified and timed against baselines.
-//! * [`driver`], [`cli`]: the pipeline as one call, and the `risec` subcommands.
+//! The reference interpreter ([`interp`]) is the ground truth every rewrite rule and every
+//! generated kernel is checked against.
+//!
+//! # The library API
+//!
+//! Five calls cover the main job: [`load_program`] (or [`parse_program`] for text you hold),
+//! [`load_sketch`], [`optimize`], and [`emit_c`]. Every failure is an [`Error`] a caller can
+//! match on; its `Display` is the message the `risec` command prints (file:line:col, the source
+//! line underlined).
 //!
 //! ```
-//! use risec::diagnostics::SourceFile;
-//! let file = SourceFile::new("dot.rise",
-//!     "def dot {n : nat} (xs : n.f32) (ys : n.f32) : f32 =\n  zip xs ys |> map (fun p => fst p * snd p) |> reduce (+) 0.0");
-//! let program = risec::frontend::load::compile_source(&file, None).unwrap();
-//! assert_eq!(risec::core::print::program_type_to_source(&program), "(n : nat) -> n.f32 -> n.f32 -> f32");
+//! use risec::{emit_c, load_program, load_sketch, optimize, CodegenOptions, SearchOptions};
+//!
+//! let root = env!("CARGO_MANIFEST_DIR");
+//! let program = load_program(format!("{root}/examples/matmul.rise"), None)?;
+//! let steps = load_sketch(format!("{root}/sketches/matmul/blocking.sk"), &program)?;
+//! let optimized = optimize(&program, &steps, &SearchOptions::default())?;
+//! assert!(optimized.source.contains("reduceSeq"));
+//! let c = emit_c(&optimized.program, &CodegenOptions::new("mm.h"))?;
+//! assert!(c.header.contains("int matmul(int m, int n, int k, float *restrict out"));
+//! # Ok::<(), risec::Error>(())
 //! ```
+//!
+//! # Where things are
+//!
+//! | folder or file | what it holds |
+//! | --- | --- |
+//! | [`ir`] | what every stage shares: sizes (`nat`), types, primitives, hash-consing |
+//! | [`frontend`] | `.rise` text → typed program: `syntax` (lexer, parser, AST), `elab`, `load` |
+//! | [`core`] | the typed core IR: De Bruijn terms, beta-eta normal form, printer |
+//! | [`interp`] | the reference interpreter and random inputs |
+//! | [`eqsat`] | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `stats`, `prove` |
+//! | [`sketch`] | `.sk` files: syntax, `resolve` (→ guide steps), satisfaction, `extract`, `guided` search |
+//! | [`pipeline`] | program + guide steps → low-level program, under one time budget |
+//! | [`lowlevel`] | high-level Rise → low-level Rise |
+//! | [`backend_c`] | low-level Rise → C (`translate`, `view`, `c_ast`, `function`, `files`) |
+//! | [`bench`] | compile, verify and time kernels against baselines |
+//! | [`cli`] | the `risec` command line, one file per subcommand |
+//! | [`diagnostics`], [`support`] | error rendering; stack growth, units |
 
 #![warn(missing_docs)]
 
@@ -53,3 +70,105 @@ pub mod lowlevel;
 pub mod pipeline;
 pub mod sketch;
 pub mod support;
+
+pub use backend_c::{CProgram, CodegenError, CodegenOptions};
+pub use core::TypedProgram;
+pub use diagnostics::{Diagnostic, SourceFile};
+pub use frontend::load::{FrontEndError, LoadError};
+pub use pipeline::{OptimizeError, Optimized};
+pub use sketch::guided::{NotFound, SearchOptions};
+pub use sketch::resolve::{GuideStep, SketchError};
+
+use std::path::Path;
+
+/// Any failure of the library API. `Display` gives the message `risec` prints.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A program file could not be read, parsed or type-checked.
+    #[error(transparent)]
+    Program(#[from] LoadError),
+    /// A sketch file could not be read, parsed or resolved against the program.
+    #[error(transparent)]
+    Sketch(#[from] SketchError),
+    /// A guide step's sketch was not satisfied within its limits; says how close it came.
+    #[error("{}", .0.message().trim_end())]
+    NotFound(NotFound),
+    /// The C backend cannot compile the program (it is not low-level, or uses something the
+    /// backend does not support).
+    #[error(transparent)]
+    Codegen(#[from] CodegenError),
+    /// A bug in risec.
+    #[error("error: internal compiler error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The diagnostics into source files this error carries (empty for errors that point into
+    /// no file, such as a search that was not satisfied).
+    pub fn diagnostics(&self) -> Vec<(&SourceFile, &Diagnostic)> {
+        match self {
+            Error::Program(LoadError::Invalid(e)) => {
+                e.diagnostics.iter().map(|d| (&e.file, d)).collect()
+            }
+            Error::Sketch(e) => e
+                .diagnostics
+                .iter()
+                .flat_map(|(f, ds)| ds.iter().map(move |d| (f, d)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl From<OptimizeError> for Error {
+    fn from(e: OptimizeError) -> Error {
+        match e {
+            OptimizeError::Program(e) => Error::Program(e),
+            OptimizeError::Sketch(e) => Error::Sketch(e),
+            OptimizeError::NotFound(e) => Error::NotFound(e),
+            OptimizeError::Internal(e) => Error::Internal(e),
+        }
+    }
+}
+
+/// Reads, parses and type-checks the `.rise` file at `path`; the entry point is the definition
+/// named `entry`, or the file's last one.
+pub fn load_program(path: impl AsRef<Path>, entry: Option<&str>) -> Result<TypedProgram, Error> {
+    let path = path.as_ref().to_string_lossy();
+    Ok(frontend::load::compile_file(&path, entry)?)
+}
+
+/// Parses and type-checks program text held in memory (the file's name is used in messages).
+pub fn parse_program(file: &SourceFile, entry: Option<&str>) -> Result<TypedProgram, Error> {
+    frontend::load::compile_source(file, entry).map_err(|e| Error::Program(e.into()))
+}
+
+/// Reads the sketch file at `path` with its imports and resolves its guide steps against
+/// `program` (whose size parameters the sketches may name).
+pub fn load_sketch(
+    path: impl AsRef<Path>,
+    program: &TypedProgram,
+) -> Result<Vec<GuideStep>, Error> {
+    Ok(sketch::resolve::load(path.as_ref(), program)?)
+}
+
+/// Runs the guide steps on `program` (each a fresh e-graph grown until its sketch is satisfied,
+/// all steps within `options.total_time`), then lowers the result to low-level Rise.
+pub fn optimize(
+    program: &TypedProgram,
+    steps: &[GuideStep],
+    options: &SearchOptions,
+) -> Result<Optimized, Error> {
+    Ok(pipeline::optimize_program(
+        program,
+        steps,
+        options,
+        &mut |_| {},
+    )?)
+}
+
+/// Compiles a low-level program (the result of [`optimize`], or a program written with
+/// `mapSeq`, `reduceSeq`, `toMem`, …) to a C function and its header.
+pub fn emit_c(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, Error> {
+    Ok(backend_c::emit_c(program, options)?)
+}

@@ -317,14 +317,16 @@ fn run(command: Command) -> ExitCode {
             output,
             size,
             entry,
-        } => risec::frontend::load::compile_file(&file, entry.as_deref()).and_then(|p| {
-            risec::backend_c::files::compile_to_files(
-                &p,
-                output.as_deref().map(std::path::Path::new),
-                size.as_deref(),
-            )
-            .map(|(_, text)| ok(text))
-        }),
+        } => risec::frontend::load::compile_file(&file, entry.as_deref())
+            .map_err(|e| e.to_string())
+            .and_then(|p| {
+                risec::backend_c::files::compile_to_files(
+                    &p,
+                    output.as_deref().map(std::path::Path::new),
+                    size.as_deref(),
+                )
+                .map(|(_, text)| ok(text))
+            }),
         Command::Prove {
             start,
             goal,
@@ -495,11 +497,11 @@ fn run_main_job(job: MainJob) -> ExitCode {
                 }
             }
         }
-        Err(OptimizeError::Input(msg)) => fail(&msg),
         Err(OptimizeError::NotFound(nf)) => {
             write_stats(&nf.steps, &[], false);
             eprint!("{}", nf.message());
             ExitCode::from(2)
         }
+        Err(e) => fail(&e.to_string()),
     }
 }

@@ -7,9 +7,9 @@ use crate::core::print::{
     program_nat_to_source, program_to_source_declaring, program_type_to_source,
 };
 use crate::core::TypedProgram;
-use crate::frontend::load::compile_file;
+use crate::frontend::load::{compile_file, LoadError};
 use crate::sketch::guided::{self, NotFound, Progress, SearchOptions, StepStats};
-use crate::sketch::resolve;
+use crate::sketch::resolve::{self, SketchError};
 use serde::Serialize;
 use std::path::Path;
 
@@ -26,13 +26,21 @@ pub struct Optimized {
     pub facts: Vec<String>,
 }
 
-/// Why the main job failed.
-#[derive(Debug)]
+/// Why the main job failed. `Display` gives the message `risec` prints.
+#[derive(Debug, thiserror::Error)]
 pub enum OptimizeError {
-    /// Bad input (program or sketch file): rendered diagnostics; exit status 1.
-    Input(String),
-    /// A step's sketch was never satisfied; exit status 2.
+    /// The program file did not load (exit status 1).
+    #[error(transparent)]
+    Program(#[from] LoadError),
+    /// The sketch file did not load (exit status 1).
+    #[error(transparent)]
+    Sketch(#[from] SketchError),
+    /// A step's sketch was never satisfied (exit status 2).
+    #[error("{}", .0.message().trim_end())]
     NotFound(NotFound),
+    /// A bug in risec: the optimised program lost the program's type (exit status 1).
+    #[error("error: internal compiler error: {0}")]
+    Internal(String),
 }
 
 /// The `--stats` file.
@@ -60,9 +68,8 @@ pub fn optimize(
     options: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Optimized, OptimizeError> {
-    let program = compile_file(program_path, entry).map_err(OptimizeError::Input)?;
-    let steps = resolve::load(Path::new(sketch_path), &program)
-        .map_err(|e| OptimizeError::Input(e.rendered))?;
+    let program = compile_file(program_path, entry)?;
+    let steps = resolve::load(Path::new(sketch_path), &program)?;
     optimize_program(&program, &steps, options, progress)
 }
 
@@ -77,8 +84,8 @@ pub fn optimize_program(
         guided::run(program, steps, options, progress).map_err(OptimizeError::NotFound)?;
     let lowered = crate::lowlevel::lower(&outcome.program);
     if lowered.term.ty != program.term.ty {
-        return Err(OptimizeError::Input(format!(
-            "error: internal compiler error: the optimised program has type {}, not {}",
+        return Err(OptimizeError::Internal(format!(
+            "the optimised program has type {}, not {}",
             program_type_to_source(&lowered),
             program_type_to_source(program)
         )));

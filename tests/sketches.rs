@@ -9,7 +9,7 @@ use risec::core::print::program_type_to_source;
 use risec::core::TypedProgram;
 use risec::diagnostics::SourceFile;
 use risec::interp::{self, random::Rng};
-use risec::pipeline::{optimize, OptimizeError, Optimized};
+use risec::pipeline::{optimize, Optimized};
 use risec::sketch::guided::SearchOptions;
 
 fn run(program: &str, sketch: &str) -> Optimized {
@@ -21,8 +21,7 @@ fn run(program: &str, sketch: &str) -> Optimized {
         &mut |_| {},
     ) {
         Ok(o) => o,
-        Err(OptimizeError::Input(m)) => panic!("{sketch}: {m}"),
-        Err(OptimizeError::NotFound(nf)) => panic!("{sketch}: {}", nf.message()),
+        Err(e) => panic!("{sketch}: {e}"),
     }
 }
 

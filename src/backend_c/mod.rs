@@ -43,7 +43,6 @@ pub mod view;
 mod tests;
 
 use crate::core::TypedProgram;
-use std::fmt;
 
 /// What to generate.
 #[derive(Clone, Debug, Default)]
@@ -83,7 +82,8 @@ pub struct CProgram {
 }
 
 /// A term the backend cannot lower, with the reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot generate C: {message}")]
 pub struct CodegenError {
     /// What cannot be compiled and why.
     pub message: String,
@@ -97,14 +97,6 @@ impl CodegenError {
         }
     }
 }
-
-impl fmt::Display for CodegenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot generate C: {}", self.message)
-    }
-}
-
-impl std::error::Error for CodegenError {}
 
 /// Compiles a low-level Rise program to a C function and its header.
 pub fn emit_c(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, CodegenError> {

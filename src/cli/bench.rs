@@ -86,7 +86,7 @@ pub fn load_version(item: &str) -> Result<Version, String> {
     let (name, file) = item
         .split_once('=')
         .ok_or_else(|| format!("error: `--version {item}`: expected NAME=FILE.rise"))?;
-    let program = crate::frontend::load::compile_file(file, None)?;
+    let program = crate::frontend::load::compile_file(file, None).map_err(|e| e.to_string())?;
     Ok(Version {
         name: name.trim().to_string(),
         program,
@@ -96,7 +96,7 @@ pub fn load_version(item: &str) -> Result<Version, String> {
 /// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
 /// named after the file.
 pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
-    use crate::pipeline::{optimize, OptimizeError};
+    use crate::pipeline::optimize;
     let name = std::path::Path::new(sketch)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -107,8 +107,7 @@ pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
             name,
             program: done.program,
         }),
-        Err(OptimizeError::Input(msg)) => Err(msg),
-        Err(OptimizeError::NotFound(nf)) => Err(nf.message()),
+        Err(e) => Err(e.to_string()),
     }
 }
 

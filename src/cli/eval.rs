@@ -59,7 +59,7 @@ pub const DEFAULT_MEMORY: u64 = 4 << 30;
 
 /// `risec eval FILE …`: the inputs and the interpreter's result, as text or JSON.
 pub fn eval(path: &str, options: &EvalOptions) -> Result<String, String> {
-    let p = compile_file(path, options.entry.as_deref())?;
+    let p = compile_file(path, options.entry.as_deref()).map_err(|e| e.to_string())?;
     let (param_types, result_type) =
         interp::program_signature(&p).map_err(|e| format!("error: {e}"))?;
     let given = match &options.inputs {

@@ -12,7 +12,7 @@ use crate::frontend::load::compile_file;
 
 /// `risec check FILE`: the entry point's name and type, and the divisibility facts assumed.
 pub fn check(path: &str, entry: Option<&str>) -> Result<String, String> {
-    let p = compile_file(path, entry)?;
+    let p = compile_file(path, entry).map_err(|e| e.to_string())?;
     let mut out = format!("{} : {}\n", p.name, program_type_to_source(&p));
     for fact in &p.facts {
         out.push_str(&format!("  assumes {}\n", fact_to_source(&p, fact)));
@@ -42,7 +42,7 @@ pub fn fact_to_source(p: &TypedProgram, fact: &crate::ir::nat::Nat) -> String {
 
 /// `risec print FILE`: the elaborated core term as Rise source.
 pub fn print(path: &str, entry: Option<&str>) -> Result<String, String> {
-    let p = compile_file(path, entry)?;
+    let p = compile_file(path, entry).map_err(|e| e.to_string())?;
     Ok(program_to_source(&p))
 }
 

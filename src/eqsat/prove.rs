@@ -76,8 +76,10 @@ impl Problem {
     /// Reads, elaborates, checks and normalises both files and builds the rules. Errors are
     /// rendered messages.
     pub fn load(start: &str, goal: &str, options: &ProveOptions) -> Result<Problem, String> {
-        let start_program = compile_file(start, options.entry.as_deref())?;
-        let goal_program = compile_file(goal, options.goal_entry.as_deref())?;
+        let start_program =
+            compile_file(start, options.entry.as_deref()).map_err(|e| e.to_string())?;
+        let goal_program =
+            compile_file(goal, options.goal_entry.as_deref()).map_err(|e| e.to_string())?;
         Problem::new(start_program, goal_program, start, goal, options)
     }
 

@@ -8,8 +8,10 @@ use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::frontend::elab;
 use crate::frontend::syntax::parser;
 
-/// A front-end failure: the diagnostics and the file they point into.
-#[derive(Debug)]
+/// A front-end failure: the diagnostics and the file they point into. Its `Display` is the
+/// rendered diagnostics.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", self.render().trim_end())]
 pub struct FrontEndError {
     /// The source the diagnostics refer to.
     pub file: SourceFile,
@@ -37,17 +39,52 @@ pub fn compile_source(
     elab::elaborate(&module, entry).map_err(fail)
 }
 
-/// Reads `path` and compiles it; an unreadable file is reported as a plain message.
-pub fn compile_file(path: &str, entry: Option<&str>) -> Result<TypedProgram, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("error: cannot read `{path}`: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "error: `{path}` is not valid UTF-8 (first invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )
+/// Why a program file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("error: cannot read `{path}`: {source}")]
+    Read {
+        /// The path as given.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not UTF-8 text.
+    #[error("error: `{path}` is not valid UTF-8 (first invalid byte at offset {offset})")]
+    NotUtf8 {
+        /// The path as given.
+        path: String,
+        /// The byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The text does not parse or type-check: diagnostics into the file.
+    #[error(transparent)]
+    Invalid(#[from] FrontEndError),
+}
+
+impl LoadError {
+    /// The diagnostics (empty when the file could not be read at all).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match self {
+            LoadError::Invalid(e) => &e.diagnostics,
+            _ => &[],
+        }
+    }
+}
+
+/// Reads `path` and compiles it.
+pub fn compile_file(path: &str, entry: Option<&str>) -> Result<TypedProgram, LoadError> {
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+        path: path.to_string(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8 {
+        path: path.to_string(),
+        offset: e.utf8_error().valid_up_to(),
     })?;
     let file = SourceFile::new(path, text);
-    compile_source(&file, entry).map_err(|e| e.render())
+    Ok(compile_source(&file, entry)?)
 }
 
 /// The typed term of a test program; panics with the rendered diagnostics if it does not compile.

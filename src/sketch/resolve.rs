@@ -36,11 +36,27 @@ pub struct GuideStep {
     pub limits: Limits,
 }
 
-/// A sketch file that did not load: the rendered diagnostics (possibly from several files).
-#[derive(Clone, Debug)]
+/// A sketch file that did not load: its diagnostics (possibly in several files, through
+/// imports). Its `Display` is [`SketchError::render`].
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{}", self.render().trim_end())]
 pub struct SketchError {
-    /// The messages, rendered with file:line:col and underlined source lines.
-    pub rendered: String,
+    /// Messages that point into no file (an unreadable import, a file without steps), each a
+    /// full line.
+    pub messages: Vec<String>,
+    /// Diagnostics, grouped by the file they point into.
+    pub diagnostics: Vec<(SourceFile, Vec<Diagnostic>)>,
+}
+
+impl SketchError {
+    /// The messages, then the diagnostics rendered with file:line:col and underlined source.
+    pub fn render(&self) -> String {
+        let mut out = self.messages.join("");
+        for (file, ds) in &self.diagnostics {
+            out.push_str(&file.render(ds));
+        }
+        out
+    }
 }
 
 /// Loads the sketch file at `path` with its imports and resolves its steps against `program`
@@ -58,14 +74,16 @@ pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, Sketc
     if r.errors.is_empty() {
         if steps.is_empty() {
             return Err(SketchError {
-                rendered: format!("error: `{}` has no `step`: nothing to do\n", path.display()),
+                messages: vec![format!(
+                    "error: `{}` has no `step`: nothing to do\n",
+                    path.display()
+                )],
+                diagnostics: Vec::new(),
             });
         }
         Ok(steps)
     } else {
-        Err(SketchError {
-            rendered: r.render(),
-        })
+        Err(r.failure())
     }
 }
 
@@ -88,9 +106,7 @@ pub fn load_source(
     if r.errors.is_empty() {
         Ok(steps)
     } else {
-        Err(SketchError {
-            rendered: r.render(),
-        })
+        Err(r.failure())
     }
 }
 
@@ -170,8 +186,8 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    fn render(&self) -> String {
-        let mut out = self.plain_errors.join("");
+    fn failure(&self) -> SketchError {
+        let mut diagnostics = Vec::new();
         for (i, f) in self.files.iter().enumerate() {
             let ds: Vec<Diagnostic> = self
                 .errors
@@ -180,10 +196,13 @@ impl<'p> Resolver<'p> {
                 .map(|(_, d)| d.clone())
                 .collect();
             if !ds.is_empty() {
-                out.push_str(&f.render(&ds));
+                diagnostics.push((f.clone(), ds));
             }
         }
-        out
+        SketchError {
+            messages: self.plain_errors.clone(),
+            diagnostics,
+        }
     }
 
     /// Reads and parses a file (once per path); `from` is the import that asked for it.

@@ -1,0 +1,90 @@
+//! The library API as a Rust caller uses it: the five calls of the main job, and errors matched
+//! by variant, each carrying what a caller needs (diagnostics into the file, the failed step).
+
+use risec::{
+    emit_c, load_program, load_sketch, optimize, parse_program, CodegenOptions, Error, LoadError,
+    SearchOptions, SourceFile,
+};
+use std::time::Duration;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn matmul() -> risec::TypedProgram {
+    load_program(format!("{ROOT}/examples/matmul.rise"), None).unwrap()
+}
+
+#[test]
+fn the_main_job_through_the_api_gives_the_clis_c() {
+    let program = matmul();
+    let steps = load_sketch(format!("{ROOT}/sketches/matmul/loop-perm.sk"), &program).unwrap();
+    let optimized = optimize(&program, &steps, &SearchOptions::default()).unwrap();
+    assert_eq!(optimized.facts, ["m/32", "n/32", "k/4"]);
+    let options = CodegenOptions {
+        function_name: Some("rise_loop_perm".into()),
+        ..CodegenOptions::new("rise_loop_perm.h")
+    };
+    let c = emit_c(&optimized.program, &options).unwrap();
+    let shipped =
+        std::fs::read_to_string(format!("{ROOT}/codegen/generated/rise_loop_perm.c")).unwrap();
+    assert_eq!(c.source, shipped);
+}
+
+#[test]
+fn a_type_error_is_a_program_error_with_its_diagnostic() {
+    let file = SourceFile::new(
+        "bad.rise",
+        "def f {n m : nat} (xs : n.f32) (ys : m.f32) =\n  zip xs ys\n",
+    );
+    let e = parse_program(&file, None).unwrap_err();
+    assert!(matches!(e, Error::Program(LoadError::Invalid(_))), "{e:?}");
+    let diagnostics = e.diagnostics();
+    assert_eq!(diagnostics.len(), 1);
+    let (in_file, d) = diagnostics[0];
+    assert_eq!(in_file.name, "bad.rise");
+    assert_eq!(d.message, "type mismatch");
+    assert!(e.to_string().contains("bad.rise:2:10"), "{e}");
+}
+
+#[test]
+fn a_missing_file_is_a_read_error() {
+    let e = load_program(format!("{ROOT}/examples/no-such-file.rise"), None).unwrap_err();
+    assert!(matches!(e, Error::Program(LoadError::Read { .. })), "{e:?}");
+    assert!(e.diagnostics().is_empty());
+}
+
+#[test]
+fn a_bad_sketch_is_a_sketch_error_pointing_into_the_sketch_file() {
+    let program = matmul();
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("api-bad.sk");
+    std::fs::write(&path, "step s {\n  rules = map-fusion, no-such-rule\n  sketch = ?\n}\n").unwrap();
+    let e = load_sketch(&path, &program).unwrap_err();
+    let Error::Sketch(sketch) = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(sketch.diagnostics.len(), 1);
+    assert!(sketch.diagnostics[0].0.name.ends_with("api-bad.sk"));
+    assert!(e.to_string().contains("no-such-rule"), "{e}");
+    assert!(!e.diagnostics().is_empty());
+}
+
+#[test]
+fn an_unreachable_sketch_is_not_found_with_the_failed_step() {
+    let program = matmul();
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("api-unreachable.sk");
+    std::fs::write(&path, "step never {\n  rules = map-fusion\n  sketch = contains(split)\n}\n").unwrap();
+    let steps = load_sketch(&path, &program).unwrap();
+    let options = SearchOptions {
+        total_time: Duration::from_secs(10),
+    };
+    match optimize(&program, &steps, &options) {
+        Err(Error::NotFound(nf)) => assert_eq!(nf.step, "never"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_high_level_program_is_a_codegen_error() {
+    let e = emit_c(&matmul(), &CodegenOptions::new("mm.h")).unwrap_err();
+    assert!(matches!(e, Error::Codegen(_)), "{e:?}");
+    assert!(e.to_string().starts_with("cannot generate C"), "{e}");
+}
