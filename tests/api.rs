@@ -56,7 +56,11 @@ fn a_missing_file_is_a_read_error() {
 fn a_bad_sketch_is_a_sketch_error_pointing_into_the_sketch_file() {
     let program = matmul();
     let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("api-bad.sk");
-    std::fs::write(&path, "step s {\n  rules = map-fusion, no-such-rule\n  sketch = ?\n}\n").unwrap();
+    std::fs::write(
+        &path,
+        "step s {\n  rules = map-fusion, no-such-rule\n  sketch = ?\n}\n",
+    )
+    .unwrap();
     let e = load_sketch(&path, &program).unwrap_err();
     let Error::Sketch(sketch) = &e else {
         panic!("{e:?}")
@@ -71,7 +75,11 @@ fn a_bad_sketch_is_a_sketch_error_pointing_into_the_sketch_file() {
 fn an_unreachable_sketch_is_not_found_with_the_failed_step() {
     let program = matmul();
     let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("api-unreachable.sk");
-    std::fs::write(&path, "step never {\n  rules = map-fusion\n  sketch = contains(split)\n}\n").unwrap();
+    std::fs::write(
+        &path,
+        "step never {\n  rules = map-fusion\n  sketch = contains(split)\n}\n",
+    )
+    .unwrap();
     let steps = load_sketch(&path, &program).unwrap();
     let options = SearchOptions {
         total_time: Duration::from_secs(10),

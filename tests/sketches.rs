@@ -12,8 +12,11 @@ use risec::interp::{self, random::Rng};
 use risec::pipeline::{optimize, Optimized};
 use risec::sketch::guided::SearchOptions;
 
+/// Runs the main job, and checks the printed program, its C and the search's figures against
+/// the snapshots in `tests/snapshots/` (`cargo insta review` or `INSTA_UPDATE=always` after an
+/// intended change).
 fn run(program: &str, sketch: &str) -> Optimized {
-    match optimize(
+    let out = match optimize(
         program,
         sketch,
         None,
@@ -22,7 +25,34 @@ fn run(program: &str, sketch: &str) -> Optimized {
     ) {
         Ok(o) => o,
         Err(e) => panic!("{sketch}: {e}"),
-    }
+    };
+    let stem = |p: &str| {
+        std::path::Path::new(p)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let name = format!("{}-{}", stem(program), stem(sketch));
+    let figures: String = out
+        .steps
+        .iter()
+        .map(|s| {
+            format!(
+                "step {}: {} iterations, {} e-nodes, {} e-classes, cost {:?}\n",
+                s.name, s.iterations, s.nodes, s.classes, s.cost
+            )
+        })
+        .collect();
+    let c = risec::emit_c(
+        &out.program,
+        &risec::CodegenOptions::new(&format!("{name}.h")),
+    )
+    .unwrap_or_else(|e| panic!("{sketch}: {e}"));
+    insta::assert_snapshot!(format!("{name}.rise"), out.source);
+    insta::assert_snapshot!(format!("{name}.c"), c.source);
+    insta::assert_snapshot!(format!("{name}.search"), figures);
+    out
 }
 
 /// Checks the printed result again and compares it with the original in the interpreter.
