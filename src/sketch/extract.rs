@@ -488,7 +488,14 @@ mod tests {
             allow_new: true,
             assumed: Vec::new(),
         };
-        crate::runner::run(&mut eg, &rules, &limits, &mut assumptions, &mut |_| false);
+        crate::runner::run(
+            &mut eg,
+            &rules,
+            &limits,
+            &mut assumptions,
+            &mut |_| false,
+            &mut |_| {},
+        );
         (eg, root, p)
     }
 
