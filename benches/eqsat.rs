@@ -46,8 +46,8 @@ fn eqsat(c: &mut Criterion) {
                     "{}: {} ({} e-nodes, {} rewrites)",
                     goal.name,
                     outcome.headline(),
-                    outcome.report.nodes,
-                    outcome.report.rewrites()
+                    outcome.search.summary.nodes,
+                    outcome.search.summary.rewrites
                 );
             }
             b.iter(|| black_box(problem.search(&limits)).found)
@@ -70,13 +70,13 @@ fn growth(c: &mut Criterion) {
             if !reported {
                 reported = true;
                 let outcome = problem.search(&limits);
-                let nodes: Vec<usize> = outcome.report.iterations.iter().map(|i| i.nodes).collect();
+                let nodes: Vec<usize> = outcome.search.iterations.iter().map(|i| i.nodes).collect();
                 eprintln!(
                     "chain of {k}: e-nodes per iteration {nodes:?} ({})",
-                    outcome.report.stop
+                    outcome.search.summary.stop
                 );
             }
-            b.iter(|| black_box(problem.search(&limits)).report.nodes)
+            b.iter(|| black_box(problem.search(&limits)).search.summary.nodes)
         });
     }
     group.finish();

@@ -49,7 +49,13 @@ fn bench(c: &mut Criterion) {
         let nodes: Vec<String> = once
             .steps
             .iter()
-            .map(|s| format!("{} {}", s.name, s.nodes))
+            .map(|s| {
+                format!(
+                    "{} {}",
+                    s.name.as_deref().unwrap_or_default(),
+                    s.summary.nodes
+                )
+            })
             .collect();
         eprintln!("{v}: steps (e-nodes) {}", nodes.join(", "));
         group.bench_function(*v, |b| {

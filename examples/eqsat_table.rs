@@ -67,8 +67,8 @@ fn growth() {
         let problem = chain_problem(k);
         for (label, passes) in [("old", 0), ("new", 1)] {
             let out = problem.search(&limits(passes, ITERATIONS));
-            let nodes: Vec<usize> = out.report.iterations.iter().map(|i| i.nodes).collect();
-            columns.push((format!("chain {k} {label}"), nodes, out.report.stop));
+            let nodes: Vec<usize> = out.search.iterations.iter().map(|i| i.nodes).collect();
+            columns.push((format!("chain {k} {label}"), nodes, out.search.summary.stop));
         }
     }
     print!("{:>4}", "iter");
@@ -109,7 +109,7 @@ fn goals() {
             let mut last = None;
             for _ in 0..5 {
                 let out = problem.search(&limits);
-                times.push(out.report.time);
+                times.push(out.search.summary.time);
                 last = Some(out);
             }
             times.sort();
@@ -118,9 +118,9 @@ fn goals() {
                 "{:<22} {:>6} {:>6} {:>9} {:>9} {:>10.1} {:>10}",
                 goal.name,
                 out.found,
-                out.report.iterations.len(),
-                out.report.nodes,
-                out.report.classes,
+                out.search.summary.iterations,
+                out.search.summary.nodes,
+                out.search.summary.classes,
                 times[2].as_secs_f64() * 1e3,
                 label
             );
@@ -173,13 +173,15 @@ fn memory(nodes: usize) {
         time: Duration::from_secs(120),
         ..Limits::default()
     };
-    let report = runner::run(
+    let search = runner::run(
         &mut egraph,
         &problem.rules,
         &limits,
         &mut assumptions,
         &mut |_| false,
+        &mut |_| {},
     );
+    let report = &search.summary;
     let n = report.nodes as f64;
     let live = (LIVE.load(Ordering::Relaxed) - before_heap) as f64;
     let peak_heap = (PEAK.load(Ordering::Relaxed) - before_heap) as f64;
@@ -187,7 +189,7 @@ fn memory(nodes: usize) {
     println!(
         "stop: {} after {} iterations, {} e-nodes, {} e-classes ({:.2} s)",
         report.stop,
-        report.iterations.len(),
+        report.iterations,
         report.nodes,
         report.classes,
         report.time.as_secs_f64()

@@ -376,7 +376,8 @@ fn run(command: Command) -> ExitCode {
 
 /// `risec PROGRAM.rise --sketch FILE.sk …`.
 fn run_main_job(job: MainJob) -> ExitCode {
-    use risec::pipeline::{optimize, step_summary, OptimizeError, StatsFile};
+    use risec::eqsat::stats::{RunInput, RunStats, SearchStats};
+    use risec::pipeline::{optimize, OptimizeError};
     let fail = |msg: &str| {
         eprintln!("{}", msg.trim_end_matches('\n'));
         ExitCode::from(1)
@@ -411,8 +412,8 @@ fn run_main_job(job: MainJob) -> ExitCode {
                 p.index.0,
                 p.index.1,
                 p.step,
-                p.iteration,
-                p.nodes,
+                p.iteration.iteration,
+                p.iteration.nodes,
                 p.elapsed.as_secs_f64() * 1e3
             );
         }
@@ -424,22 +425,17 @@ fn run_main_job(job: MainJob) -> ExitCode {
         &options,
         &mut progress,
     );
-    let total_ms = started.elapsed().as_secs_f64() * 1e3;
-    let write_stats = |steps: &[risec::sketch::guided::StepStats],
-                       facts: &[String],
-                       found: bool| {
+    let total = started.elapsed();
+    let total_ms = total.as_secs_f64() * 1e3;
+    let write_stats = |steps: &[SearchStats], facts: &[String]| {
         if let Some(path) = &job.stats {
-            let stats = StatsFile {
-                program,
-                sketch,
-                found,
-                steps,
-                facts,
-                total_ms,
+            let input = RunInput::Sketch {
+                program: program.to_string(),
+                sketch: sketch.to_string(),
             };
-            let text = serde_json::to_string_pretty(&stats).expect("statistics serialise");
-            if let Err(e) =
-                risec::eqsat::stats::write_atomically(std::path::Path::new(path), &(text + "\n"))
+            let stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), total);
+            let text = risec::eqsat::stats::to_json(&stats);
+            if let Err(e) = risec::eqsat::stats::write_atomically(std::path::Path::new(path), &text)
             {
                 eprintln!("{e}");
                 return false;
@@ -451,7 +447,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
         Ok(done) => {
             if !quiet {
                 for s in &done.steps {
-                    eprintln!("{}", step_summary(s));
+                    eprintln!("{}", s.step_line());
                 }
                 eprintln!(
                     "total {:.1} ms; the result relies on: {}",
@@ -463,7 +459,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
                     }
                 );
             }
-            if !write_stats(&done.steps, &done.facts, true) {
+            if !write_stats(&done.steps, &done.facts) {
                 return ExitCode::from(1);
             }
             if emit_c {
@@ -498,7 +494,7 @@ fn run_main_job(job: MainJob) -> ExitCode {
             }
         }
         Err(OptimizeError::NotFound(nf)) => {
-            write_stats(&nf.steps, &[], false);
+            write_stats(&nf.steps, &[]);
             eprint!("{}", nf.message());
             ExitCode::from(2)
         }

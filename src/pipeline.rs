@@ -1,16 +1,17 @@
 //! The main job, `risec PROGRAM.rise --sketch FILE.sk`: elaborate the program, load the sketch
 //! file against it, run the guide steps ([`crate::sketch::guided`]), lower the result to low-level Rise
 //! ([`crate::lowlevel`]), check that it still has the program's type, and print it as Rise source
-//! that declares the divisibility facts it relies on.
+//! that declares the divisibility facts it relies on. Each step's statistics are a
+//! [`SearchStats`]; `--stats` writes them as a [`crate::eqsat::stats::RunStats`].
 
 use crate::core::print::{
     program_nat_to_source, program_to_source_declaring, program_type_to_source,
 };
 use crate::core::TypedProgram;
+use crate::eqsat::stats::SearchStats;
 use crate::frontend::load::{compile_file, LoadError};
-use crate::sketch::guided::{self, NotFound, Progress, SearchOptions, StepStats};
+use crate::sketch::guided::{self, NotFound, Progress, SearchOptions};
 use crate::sketch::resolve::{self, SketchError};
-use serde::Serialize;
 use std::path::Path;
 
 /// A successful optimisation.
@@ -20,8 +21,8 @@ pub struct Optimized {
     pub program: TypedProgram,
     /// The program as Rise source.
     pub source: String,
-    /// One record per guide step.
-    pub steps: Vec<StepStats>,
+    /// The statistics of every guide step.
+    pub steps: Vec<SearchStats>,
     /// The facts, as source text (`m/32`).
     pub facts: Vec<String>,
 }
@@ -43,24 +44,7 @@ pub enum OptimizeError {
     Internal(String),
 }
 
-/// The `--stats` file.
-#[derive(Serialize)]
-pub struct StatsFile<'a> {
-    /// The program file.
-    pub program: &'a str,
-    /// The sketch file.
-    pub sketch: &'a str,
-    /// Whether every step was satisfied.
-    pub found: bool,
-    /// Per step.
-    pub steps: &'a [StepStats],
-    /// Divisibility facts the extracted result relies on (empty when not found).
-    pub facts: &'a [String],
-    /// Wall time of the whole job in milliseconds.
-    pub total_ms: f64,
-}
-
-/// Runs the main job on files.
+/// Runs the main job on files; `progress` sees every iteration of every step.
 pub fn optimize(
     program_path: &str,
     sketch_path: &str,
@@ -102,22 +86,4 @@ pub fn optimize_program(
         steps: outcome.steps,
         facts,
     })
-}
-
-/// A one-line summary of a step for the final report.
-pub fn step_summary(s: &StepStats) -> String {
-    let rewrites: usize = s.rewrites.values().sum();
-    format!(
-        "step {:<12} {} in {} iterations, {} e-nodes, {} e-classes, {} rewrites, {:.1} ms{}",
-        s.name,
-        if s.found { "found" } else { "NOT found" },
-        s.iterations,
-        s.nodes,
-        s.classes,
-        rewrites,
-        s.time_ms,
-        s.peak_rss
-            .map(|b| format!(", peak RSS {:.1} MiB", b as f64 / (1 << 20) as f64))
-            .unwrap_or_default()
-    )
 }

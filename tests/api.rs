@@ -85,7 +85,11 @@ fn an_unreachable_sketch_is_not_found_with_the_failed_step() {
         total_time: Duration::from_secs(10),
     };
     match optimize(&program, &steps, &options) {
-        Err(Error::NotFound(nf)) => assert_eq!(nf.step, "never"),
+        Err(Error::NotFound(nf)) => {
+            let step = nf.failed_step().unwrap();
+            assert_eq!(step.name.as_deref(), Some("never"));
+            assert!(!step.summary.found);
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -25,10 +25,10 @@ fn the_chain_of_three_stays_under_2000_enodes_for_20_iterations() {
     let out = chain_problem(3).search(&iterations(20));
     assert!(!out.found);
     assert!(matches!(
-        out.report.stop,
+        out.search.summary.stop,
         StopReason::IterationLimit | StopReason::Saturated
     ));
-    for (i, it) in out.report.iterations.iter().enumerate() {
+    for (i, it) in out.search.iterations.iter().enumerate() {
         assert!(
             it.nodes <= 2000,
             "iteration {}: {} e-nodes",
@@ -42,12 +42,12 @@ fn the_chain_of_three_stays_under_2000_enodes_for_20_iterations() {
 fn chains_of_four_and_five_grow_at_most_polynomially() {
     for k in [4, 5] {
         let out = chain_problem(k).search(&iterations(24));
-        let nodes: Vec<usize> = out.report.iterations.iter().map(|i| i.nodes).collect();
+        let nodes: Vec<usize> = out.search.iterations.iter().map(|i| i.nodes).collect();
         assert_eq!(
             nodes.len(),
             24,
             "chain of {k} stopped early: {:?}",
-            out.report.stop
+            out.search.summary.stop
         );
         // Doubling the iterations at most triples the e-graph (exponential growth, as before
         // issue 8, multiplied it by thousands between iterations 12 and 24).
@@ -79,16 +79,16 @@ fn every_shipped_goal_is_found_with_no_more_enodes_or_iterations_than_before() {
             .find(|b| b.0 == goal.name)
             .unwrap_or_else(|| panic!("no figures for goal {}", goal.name));
         assert!(
-            out.report.nodes <= nodes,
+            out.search.summary.nodes <= nodes,
             "{}: {} e-nodes",
             goal.name,
-            out.report.nodes
+            out.search.summary.nodes
         );
         assert!(
-            out.report.iterations.len() <= iters,
+            out.search.iterations.len() <= iters,
             "{}: {} iterations",
             goal.name,
-            out.report.iterations.len()
+            out.search.iterations.len()
         );
     }
     // Every goal file has its figures.
@@ -110,6 +110,7 @@ fn a_second_application_of_the_same_match_adds_no_enode() {
         &iterations(6),
         &mut assumptions,
         &mut |_| false,
+        &mut |_| {},
     );
     let mut applied = 0;
     for rule in &problem.rules {
@@ -157,17 +158,17 @@ fn the_node_limit_holds_within_ten_percent() {
             ..iterations(100)
         };
         let out = problem.search(&limits);
-        assert_eq!(out.report.stop, StopReason::NodeLimit);
+        assert_eq!(out.search.summary.stop, StopReason::NodeLimit);
         assert!(
-            out.report.nodes <= limit + limit / 10,
+            out.search.summary.nodes <= limit + limit / 10,
             "{} e-nodes",
-            out.report.nodes
+            out.search.summary.nodes
         );
         // The limit stopped a batch that would have gone far beyond it.
         assert!(
-            out.report.nodes >= limit / 2,
+            out.search.summary.nodes >= limit / 2,
             "{} e-nodes",
-            out.report.nodes
+            out.search.summary.nodes
         );
     }
 }
@@ -178,9 +179,9 @@ fn a_spent_time_limit_stops_before_anything_is_applied() {
         time: Duration::ZERO,
         ..Limits::default()
     });
-    assert_eq!(out.report.stop, StopReason::TimeLimit);
-    assert!(out.report.iterations.is_empty());
-    assert_eq!(out.report.rewrites(), 0);
+    assert_eq!(out.search.summary.stop, StopReason::TimeLimit);
+    assert!(out.search.iterations.is_empty());
+    assert_eq!(out.search.summary.rewrites, 0);
 }
 
 #[test]
@@ -192,6 +193,6 @@ fn a_memory_limit_below_the_resident_set_stops_before_anything_is_applied() {
         memory: rss / 2,
         ..Limits::default()
     });
-    assert_eq!(out.report.stop, StopReason::MemoryLimit);
-    assert_eq!(out.report.rewrites(), 0);
+    assert_eq!(out.search.summary.stop, StopReason::MemoryLimit);
+    assert_eq!(out.search.summary.rewrites, 0);
 }

@@ -333,8 +333,11 @@ fn stats_hold_one_entry_per_iteration_and_the_summary() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("valid JSON");
-    let iterations = json["iterations"].as_array().expect("an iteration list");
-    let summary = &json["summary"];
+    // One search: `steps` holds exactly one, as the main job's `--stats` holds one per step.
+    assert_eq!(json["steps"].as_array().map(Vec::len), Some(1));
+    let search = &json["steps"][0];
+    let iterations = search["iterations"].as_array().expect("an iteration list");
+    let summary = &search["summary"];
     assert_eq!(summary["found"], true);
     assert_eq!(summary["limit"], serde_json::Value::Null);
     assert_eq!(
@@ -375,9 +378,11 @@ fn stats_hold_one_entry_per_iteration_and_the_summary() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("valid JSON");
-    assert_eq!(json["summary"]["found"], false);
-    assert_eq!(json["summary"]["limit"], "iterations");
-    assert_eq!(json["iterations"].as_array().unwrap().len(), 2);
+    assert_eq!(json["found"], false);
+    let search = &json["steps"][0];
+    assert_eq!(search["summary"]["found"], false);
+    assert_eq!(search["summary"]["limit"], "iterations");
+    assert_eq!(search["iterations"].as_array().unwrap().len(), 2);
 }
 
 #[test]

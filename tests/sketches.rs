@@ -40,7 +40,11 @@ fn run(program: &str, sketch: &str) -> Optimized {
         .map(|s| {
             format!(
                 "step {}: {} iterations, {} e-nodes, {} e-classes, cost {:?}\n",
-                s.name, s.iterations, s.nodes, s.classes, s.cost
+                s.name.as_deref().unwrap_or(""),
+                s.summary.iterations,
+                s.summary.nodes,
+                s.summary.classes,
+                s.cost
             )
         })
         .collect();
@@ -101,7 +105,7 @@ fn blocking_is_found_and_verified_and_reports_only_the_facts_it_needs() {
     facts.sort();
     assert_eq!(facts, ["k/4", "m/32", "n/32"]);
     assert_eq!(out.steps.len(), 2);
-    assert!(out.steps.iter().all(|s| s.found));
+    assert!(out.steps.iter().all(|s| s.summary.found));
 }
 
 /// Checks a TVM-schedule version: found, verified, with the primitives its step introduces.
@@ -213,10 +217,12 @@ fn the_binary_prints_the_program_and_writes_stats() {
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(json["found"], true);
     assert_eq!(json["steps"][0]["name"], "split");
-    assert!(json["steps"][0]["nodes"].as_u64().unwrap() > 1000);
-    assert!(json["steps"][1]["rewrites"]["lift-reduce-seq"]
-        .as_u64()
-        .is_some());
+    assert!(json["steps"][0]["summary"]["nodes"].as_u64().unwrap() > 1000);
+    assert!(
+        json["steps"][1]["summary"]["rewrites_per_rule"]["lift-reduce-seq"]
+            .as_u64()
+            .is_some()
+    );
     let facts: Vec<&str> = json["facts"]
         .as_array()
         .unwrap()

@@ -4,8 +4,8 @@
 //! put in beta-eta normal form (unless asked not to). The e-graph is grown from the start term by
 //! [`runner::run`] until the goal term is in the start's e-class, the e-graph saturates, or a
 //! limit stops the search. [`Problem`] is the prepared search (everything before the timed part,
-//! which is what the benchmarks measure), [`Outcome`] what it found, with the text `risec prove`
-//! prints and its statistics ([`crate::eqsat::stats::ProveStats`]).
+//! which is what the benchmarks measure), [`Outcome`] what it found: the search's statistics
+//! ([`SearchStats`]), the text `risec prove` prints, and what `--stats` writes ([`RunStats`]).
 
 use crate::core::normalize::program_normal;
 use crate::core::print::{program_nat_to_source, program_type_to_source};
@@ -13,8 +13,8 @@ use crate::core::{Expr, TypedProgram};
 use crate::eqsat::egraph::{self, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
 use crate::eqsat::rules;
-use crate::eqsat::runner::{self, Limits, Report, StopReason};
-use crate::eqsat::stats::{ProveStats, SearchStats};
+use crate::eqsat::runner::{self, Limits, StopReason};
+use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
 use crate::frontend::load::compile_file;
 use crate::support::units::{format_bytes, format_duration, format_duration_limit};
 use std::fmt::Write as _;
@@ -148,29 +148,31 @@ impl Problem {
         let goal = &self.goal_term;
         let mut reached =
             |eg: &RiseEGraph| egraph::lookup(eg, goal).is_some_and(|g| eg.find(g) == eg.find(root));
-        let report = runner::run(
+        let mut search = runner::run(
             &mut egraph,
             &self.rules,
             limits,
             &mut assumptions,
             &mut reached,
+            &mut |_| {},
         );
-        Outcome {
-            found: report.stop == StopReason::Goal,
-            report,
-            limits: limits.clone(),
+        search.summary.assumed = assumptions
+            .assumed
+            .iter()
+            .map(|n| program_nat_to_source(&self.start, n))
+            .collect();
+        let mut outcome = Outcome {
+            found: search.summary.found,
+            search,
             start_name: self.start.name.clone(),
             goal_name: self.goal.name.clone(),
             start_path: self.start_path.clone(),
             goal_path: self.goal_path.clone(),
             rules: self.rules.iter().map(|r| r.name.clone()).collect(),
             normalized: self.normalized,
-            assumed: assumptions
-                .assumed
-                .iter()
-                .map(|n| program_nat_to_source(&self.start, n))
-                .collect(),
-        }
+        };
+        outcome.search.summary.message = outcome.headline();
+        outcome
     }
 }
 
@@ -184,10 +186,9 @@ pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome,
 pub struct Outcome {
     /// Whether the goal is in the start's e-class.
     pub found: bool,
-    /// The runner's report: why it stopped, and every iteration's statistics.
-    pub report: Report,
-    /// The limits it ran under.
-    pub limits: Limits,
+    /// The search's statistics: its limits, every iteration, why it stopped, the totals, and
+    /// the divisibility facts the rules assumed (`summary.assumed`, as `n/32`).
+    pub search: SearchStats,
     /// The start's entry point.
     pub start_name: String,
     /// The goal's entry point.
@@ -200,16 +201,15 @@ pub struct Outcome {
     pub rules: Vec<String>,
     /// Whether the terms were normalised.
     pub normalized: bool,
-    /// Divisibility facts the rules assumed, as sizes that must be whole numbers (`n/32`).
-    pub assumed: Vec<String>,
 }
 
 impl Outcome {
     /// The first line: `found: …` or `not found: …`, naming the limit that stopped the search.
     pub fn headline(&self) -> String {
-        let n = self.report.iterations.len();
+        let n = self.search.summary.iterations;
+        let limits = &self.search.limits;
         let after = format!("after {n} iteration{}", if n == 1 { "" } else { "s" });
-        match self.report.stop {
+        match self.search.summary.stop {
             StopReason::Goal => format!(
                 "found: `{}` is equivalent to `{}` (reached {after})",
                 self.goal_name, self.start_name
@@ -220,19 +220,19 @@ impl Outcome {
             reason => {
                 let (limit, flag) = match reason {
                     StopReason::TimeLimit => (
-                        format!("time limit ({})", format_duration_limit(self.limits.time)),
+                        format!("time limit ({})", format_duration_limit(limits.time)),
                         "--time",
                     ),
                     StopReason::NodeLimit => (
-                        format!("e-node limit ({} e-nodes)", self.limits.nodes),
+                        format!("e-node limit ({} e-nodes)", limits.nodes),
                         "--nodes",
                     ),
                     StopReason::IterationLimit => (
-                        format!("iteration limit ({})", self.limits.iterations),
+                        format!("iteration limit ({})", limits.iterations),
                         "--iterations",
                     ),
                     _ => (
-                        format!("memory limit ({})", format_bytes(self.limits.memory)),
+                        format!("memory limit ({})", format_bytes(limits.memory)),
                         "--memory",
                     ),
                 };
@@ -243,10 +243,8 @@ impl Outcome {
 
     /// What `risec prove` prints: the headline and the search's figures.
     pub fn summary(&self) -> String {
-        let r = &self.report;
-        let stats = self.search_stats();
-        let per_rule: Vec<String> = stats
-            .summary
+        let r = &self.search.summary;
+        let per_rule: Vec<String> = r
             .rewrites_per_rule
             .0
             .iter()
@@ -262,53 +260,48 @@ impl Outcome {
         let mut line = |label: &str, value: String| {
             let _ = writeln!(out, "  {label:<12} {value}");
         };
-        line("iterations", r.iterations.len().to_string());
+        line("iterations", r.iterations.to_string());
         line("e-nodes", r.nodes.to_string());
         line("e-classes", r.classes.to_string());
-        line("rewrites", format!("{}{per_rule}", stats.summary.rewrites));
+        line("rewrites", format!("{}{per_rule}", r.rewrites));
         line("time", format_duration(r.time));
         line(
             "peak memory",
-            r.peak_memory.map_or_else(|| "unknown".into(), format_bytes),
+            r.peak_memory_bytes
+                .map_or_else(|| "unknown".into(), format_bytes),
         );
         // Assumptions can pile up (`n/2`, `n/4`, …): show the first few.
         const SHOWN: usize = 4;
-        for fact in self.assumed.iter().take(SHOWN) {
+        for fact in r.assumed.iter().take(SHOWN) {
             line("assumed", format!("`{fact}` is a whole number"));
         }
-        if self.assumed.len() > SHOWN {
+        if r.assumed.len() > SHOWN {
             line(
                 "assumed",
                 format!(
                     "… and {} more divisibility facts (--stats lists them all)",
-                    self.assumed.len() - SHOWN
+                    r.assumed.len() - SHOWN
                 ),
             );
         }
         out
     }
 
-    /// The search's statistics: limits, iterations and summary.
-    pub fn search_stats(&self) -> SearchStats {
-        SearchStats::new(
-            &self.report,
-            &self.limits,
-            &self.rules,
-            self.headline(),
-            self.assumed.clone(),
+    /// What `risec prove --stats` writes: the files, entry points and rules, and the one
+    /// search (`steps[0]`), its time, and the assumed facts as the run's `facts`.
+    pub fn stats(&self) -> RunStats {
+        RunStats::new(
+            RunInput::Prove {
+                start: self.start_path.clone(),
+                goal: self.goal_path.clone(),
+                start_entry: self.start_name.clone(),
+                goal_entry: self.goal_name.clone(),
+                rules: self.rules.clone(),
+                normalized: self.normalized,
+            },
+            vec![self.search.clone()],
+            self.search.summary.assumed.clone(),
+            self.search.summary.time,
         )
-    }
-
-    /// What `risec prove --stats` writes: the files, entry points and rules, and the search.
-    pub fn stats(&self) -> ProveStats {
-        ProveStats {
-            start: self.start_path.clone(),
-            goal: self.goal_path.clone(),
-            start_entry: self.start_name.clone(),
-            goal_entry: self.goal_name.clone(),
-            rules: self.rules.clone(),
-            normalized: self.normalized,
-            search: self.search_stats(),
-        }
     }
 }

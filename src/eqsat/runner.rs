@@ -36,24 +36,33 @@
 
 use crate::eqsat::egraph::RiseEGraph;
 use crate::eqsat::rewrite::{Assumptions, Rule};
+use crate::eqsat::stats::{IterationStats, RuleCounts, SearchStats, Summary};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// When a search must stop.
-#[derive(Clone, Debug)]
+/// When a search must stop. Part of a search's statistics ([`SearchStats::limits`]); the JSON
+/// holds `time_ms`, `nodes`, `iterations` and `memory_bytes`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Limits {
     /// Wall-clock time.
+    #[serde(
+        rename = "time_ms",
+        serialize_with = "crate::eqsat::stats::serialize_ms"
+    )]
     pub time: Duration,
     /// E-nodes in the e-graph.
     pub nodes: usize,
     /// Iterations.
     pub iterations: usize,
     /// Resident memory of the process, in bytes.
+    #[serde(rename = "memory_bytes")]
     pub memory: u64,
     /// Matches applied per rule and iteration (the rest wait for the next iteration).
+    #[serde(skip)]
     pub matches_per_rule: usize,
     /// Passes of the reduction rules alone after each pass of every rule (see the module
     /// documentation); 0 turns them off.
+    #[serde(skip)]
     pub reduction_passes: usize,
 }
 
@@ -113,48 +122,6 @@ impl fmt::Display for StopReason {
     }
 }
 
-/// What one iteration did.
-#[derive(Clone, Debug)]
-pub struct IterationStats {
-    /// E-nodes after the iteration.
-    pub nodes: usize,
-    /// E-classes after the iteration.
-    pub classes: usize,
-    /// Rewrites that changed the e-graph, per rule (rules with none are left out).
-    pub applied: Vec<(String, usize)>,
-    /// Time the iteration took.
-    pub time: Duration,
-    /// Resident memory after the iteration, when known.
-    pub memory: Option<u64>,
-}
-
-/// The outcome of a search.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// Why it stopped.
-    pub stop: StopReason,
-    /// One entry per iteration run.
-    pub iterations: Vec<IterationStats>,
-    /// Total time.
-    pub time: Duration,
-    /// E-nodes at the end.
-    pub nodes: usize,
-    /// E-classes at the end.
-    pub classes: usize,
-    /// Peak resident memory of the process, when known.
-    pub peak_memory: Option<u64>,
-}
-
-impl Report {
-    /// Total rewrites that changed the e-graph.
-    pub fn rewrites(&self) -> usize {
-        self.iterations
-            .iter()
-            .flat_map(|i| i.applied.iter().map(|(_, n)| n))
-            .sum()
-    }
-}
-
 /// Resident memory of this process in bytes (Linux), or `None`.
 pub fn resident_memory() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
@@ -173,17 +140,22 @@ pub fn peak_memory() -> Option<u64> {
 /// Applications between two polls of the resident memory.
 pub const APPLICATIONS_PER_MEMORY_CHECK: usize = 256;
 
-/// Runs equality saturation on `egraph` with `rules` until `goal` holds or the search stops.
+/// Runs equality saturation on `egraph` with `rules` until `goal` holds or the search stops, and
+/// returns the search's statistics (the stop reason is `summary.stop`; `summary.message` is the
+/// stop reason's text and `summary.assumed` empty, for the caller to fill in).
 ///
-/// `goal` is called once at the start of every iteration (and once more when a limit or
-/// saturation ends the search), so it may report progress.
+/// `goal` only says whether the goal is reached: it is checked on the e-graph as given and after
+/// every iteration. `progress` is the hook that watches the search: it sees the e-graph as given
+/// (iteration 0: e-nodes and e-classes, no rewrites) and then every iteration's statistics as
+/// soon as the iteration ends, each time just before `goal` is checked on that e-graph.
 pub fn run(
     egraph: &mut RiseEGraph,
     rules: &[Rule],
     limits: &Limits,
     assumptions: &mut Assumptions,
     goal: &mut dyn FnMut(&RiseEGraph) -> bool,
-) -> Report {
+    progress: &mut dyn FnMut(&IterationStats),
+) -> SearchStats {
     let mut budget = Budget {
         start: Instant::now(),
         limits,
@@ -196,7 +168,16 @@ pub fn run(
     budget.rebuild(egraph);
     let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
     let all: Vec<&Rule> = rules.iter().collect();
-    let mut iterations = Vec::new();
+    let mut iterations: Vec<IterationStats> = Vec::new();
+    progress(&IterationStats {
+        iteration: 0,
+        nodes: egraph.total_number_of_nodes(),
+        classes: egraph.number_of_classes(),
+        rewrites: 0,
+        rewrites_per_rule: RuleCounts::default(),
+        time: Duration::ZERO,
+        memory_bytes: resident_memory(),
+    });
     let stop = loop {
         if goal(egraph) {
             break StopReason::Goal;
@@ -208,7 +189,7 @@ pub fn run(
             break reason;
         }
         let began = Instant::now();
-        let mut applied: Vec<(String, usize)> = Vec::new();
+        let mut applied = RuleCounts::default();
         let mut outcome = budget.pass(egraph, &all, assumptions, &mut applied);
         let changed = outcome.changed;
         for _ in 0..limits.reduction_passes {
@@ -217,13 +198,17 @@ pub fn run(
             }
             outcome = budget.pass(egraph, &reductions, assumptions, &mut applied);
         }
-        iterations.push(IterationStats {
+        let done = IterationStats {
+            iteration: iterations.len() + 1,
             nodes: egraph.total_number_of_nodes(),
             classes: egraph.number_of_classes(),
-            applied,
+            rewrites: applied.total(),
+            rewrites_per_rule: applied,
             time: began.elapsed(),
-            memory: resident_memory(),
-        });
+            memory_bytes: resident_memory(),
+        };
+        progress(&done);
+        iterations.push(done);
         if let Some(reason) = outcome.stopped {
             break if goal(egraph) {
                 StopReason::Goal
@@ -239,13 +224,28 @@ pub fn run(
             };
         }
     };
-    Report {
+    let summary = Summary {
+        found: stop == StopReason::Goal,
         stop,
-        iterations,
-        time: budget.start.elapsed(),
+        limit: stop.limit_name(),
+        message: stop.to_string(),
+        iterations: iterations.len(),
         nodes: egraph.total_number_of_nodes(),
         classes: egraph.number_of_classes(),
-        peak_memory: peak_memory(),
+        rewrites: iterations.iter().map(|i| i.rewrites).sum(),
+        rewrites_per_rule: RuleCounts::totals(rules.iter().map(|r| r.name.as_str()), &iterations),
+        time: budget.start.elapsed(),
+        peak_memory_bytes: peak_memory(),
+        assumed: Vec::new(),
+    };
+    SearchStats {
+        name: None,
+        sketch: None,
+        limits: limits.clone(),
+        iterations,
+        summary,
+        cost: None,
+        step_time: None,
     }
 }
 
@@ -345,7 +345,7 @@ impl Budget<'_> {
         egraph: &mut RiseEGraph,
         rules: &[&Rule],
         assumptions: &mut Assumptions,
-        applied: &mut Vec<(String, usize)>,
+        applied: &mut RuleCounts,
     ) -> PassOutcome {
         let mut stopped = None;
         let mut all_matches = Vec::with_capacity(rules.len());
@@ -395,12 +395,12 @@ impl Budget<'_> {
                         None
                     };
                     if stopped.is_some() {
-                        record(applied, &rule.name, count);
+                        applied.add(&rule.name, count);
                         changed |= count > 0;
                         break 'rules;
                     }
                 }
-                record(applied, &rule.name, count);
+                applied.add(&rule.name, count);
                 changed |= count > 0;
                 if self.over_memory(egraph) {
                     stopped = Some(StopReason::MemoryLimit);
@@ -411,16 +411,5 @@ impl Budget<'_> {
         drop(all_matches);
         self.rebuild(egraph);
         PassOutcome { changed, stopped }
-    }
-}
-
-/// Adds `count` rewrites of `rule` to the per-rule tally (rules with none are left out).
-fn record(applied: &mut Vec<(String, usize)>, rule: &str, count: usize) {
-    if count == 0 {
-        return;
-    }
-    match applied.iter_mut().find(|(name, _)| name == rule) {
-        Some((_, n)) => *n += count,
-        None => applied.push((rule.to_string(), count)),
     }
 }

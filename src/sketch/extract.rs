@@ -489,7 +489,14 @@ mod tests {
             allow_new: true,
             assumed: Vec::new(),
         };
-        crate::eqsat::runner::run(&mut eg, &rules, &limits, &mut assumptions, &mut |_| false);
+        crate::eqsat::runner::run(
+            &mut eg,
+            &rules,
+            &limits,
+            &mut assumptions,
+            &mut |_| false,
+            &mut |_| {},
+        );
         (eg, root, p)
     }
 

@@ -2,18 +2,21 @@
 //! e-graph from the previous result in beta-eta normal form, grown with the step's rules plus
 //! the normal-form rules until the root satisfies the step's sketch (checked after every
 //! iteration, without extracting), then the cheapest satisfying term is extracted and becomes
-//! the next step's start. A global time budget bounds all steps together.
+//! the next step's start. A global time budget bounds all steps together. Every step's
+//! statistics are a [`SearchStats`] (the runner's, with the step's name, sketch and extraction
+//! figures added); progress reaches the caller through the runner's progress hook.
 
 use crate::core::normalize::program_normal;
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::eqsat::egraph::{self, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
-use crate::eqsat::runner::{self, Limits, StopReason};
+use crate::eqsat::runner::{self, StopReason};
+use crate::eqsat::stats::{IterationStats, SearchStats};
 use crate::ir::nat::{self, Nat};
 use crate::ir::types::{Type, TypeNode};
 use crate::sketch::extract::SketchTable;
 use crate::sketch::resolve::GuideStep;
-use serde::Serialize;
+use crate::sketch::Sketch;
 use std::time::{Duration, Instant};
 
 /// Options of a guided search.
@@ -31,44 +34,18 @@ impl Default for SearchOptions {
     }
 }
 
-/// Where a search is, reported once per iteration (for progress lines).
+/// Where a guided search is: the runner's progress report of one iteration (iteration 0: the
+/// step's start), with the step it belongs to.
 #[derive(Clone, Debug)]
 pub struct Progress<'a> {
     /// The step's name.
     pub step: &'a str,
     /// Its position (from 1) and the number of steps.
     pub index: (usize, usize),
-    /// Iterations done in this step.
-    pub iteration: usize,
-    /// E-nodes now.
-    pub nodes: usize,
+    /// The iteration's statistics, as the runner reported them.
+    pub iteration: &'a IterationStats,
     /// Time since the step began.
     pub elapsed: Duration,
-}
-
-/// What one guide step did (the `--stats` record).
-#[derive(Clone, Debug, Serialize)]
-pub struct StepStats {
-    /// The step's name.
-    pub name: String,
-    /// Whether its sketch was satisfied.
-    pub found: bool,
-    /// Why the search stopped (`goal reached`, `nodes limit`, …).
-    pub stop: String,
-    /// Iterations run.
-    pub iterations: usize,
-    /// Rewrites that changed the e-graph, per rule.
-    pub rewrites: std::collections::BTreeMap<String, usize>,
-    /// E-nodes at the end.
-    pub nodes: usize,
-    /// E-classes at the end.
-    pub classes: usize,
-    /// Wall time of the step, in milliseconds (search and extraction).
-    pub time_ms: f64,
-    /// Peak resident memory of the process after the step, in bytes, when known.
-    pub peak_rss: Option<u64>,
-    /// Cost of the extracted term under the step's cost model.
-    pub cost: Option<u64>,
 }
 
 /// A successful guided search.
@@ -76,52 +53,52 @@ pub struct StepStats {
 pub struct Outcome {
     /// The result of the last step (not yet lowered), with the facts it relies on.
     pub program: TypedProgram,
-    /// One record per step.
-    pub steps: Vec<StepStats>,
+    /// The statistics of every step.
+    pub steps: Vec<SearchStats>,
 }
 
 /// A step whose sketch was not satisfied.
 #[derive(Clone, Debug)]
 pub struct NotFound {
-    /// The records of the steps run (the last is the failed one).
-    pub steps: Vec<StepStats>,
-    /// The failed step's name.
-    pub step: String,
-    /// What stopped it.
-    pub stop: StopReason,
-    /// The limits it ran under.
-    pub limits: Limits,
+    /// The statistics of the steps run (the last is the failed one: its name, limits, and
+    /// why it stopped).
+    pub steps: Vec<SearchStats>,
     /// The largest parts of the sketch that the root does satisfy.
     pub partial: Vec<String>,
 }
 
 impl NotFound {
+    /// The statistics of the step whose sketch was not satisfied: its name, limits, and why it
+    /// stopped.
+    pub fn failed_step(&self) -> Option<&SearchStats> {
+        self.steps.last()
+    }
+
     /// The message `risec` prints.
     pub fn message(&self) -> String {
-        let last = self.steps.last();
-        let (nodes, classes, iterations) =
-            last.map_or((0, 0, 0), |s| (s.nodes, s.classes, s.iterations));
-        let why = match self.stop {
+        let Some(last) = self.steps.last() else {
+            return "error: no step was run\n".to_string();
+        };
+        let (s, limits) = (&last.summary, &last.limits);
+        let (nodes, classes, iterations) = (s.nodes, s.classes, s.iterations);
+        let why = match s.stop {
             StopReason::Saturated => {
                 "the e-graph saturated (the rules can reach nothing more)".to_string()
             }
-            StopReason::TimeLimit => format!("the time limit ({:?}) stopped it", self.limits.time),
-            StopReason::NodeLimit => format!("the e-node limit ({}) stopped it", self.limits.nodes),
+            StopReason::TimeLimit => format!("the time limit ({:?}) stopped it", limits.time),
+            StopReason::NodeLimit => format!("the e-node limit ({}) stopped it", limits.nodes),
             StopReason::IterationLimit => {
-                format!(
-                    "the iteration limit ({}) stopped it",
-                    self.limits.iterations
-                )
+                format!("the iteration limit ({}) stopped it", limits.iterations)
             }
             StopReason::MemoryLimit => {
-                format!("the memory limit ({} bytes) stopped it", self.limits.memory)
+                format!("the memory limit ({} bytes) stopped it", limits.memory)
             }
             StopReason::Goal => "it stopped".to_string(),
         };
         let mut out = format!(
             "error: step `{}`: the sketch was not satisfied: {why}, after {iterations} iterations \
              with {nodes} e-nodes in {classes} e-classes\n",
-            self.step
+            last.name.as_deref().unwrap_or_default()
         );
         if self.partial.is_empty() {
             out.push_str("  closest partial match: none (no part of the sketch is satisfied)\n");
@@ -136,6 +113,18 @@ impl NotFound {
     }
 }
 
+/// A sketch as text, with sizes written as in `program` (parenthesised when compound).
+fn sketch_text(program: &TypedProgram, sketch: &Sketch) -> String {
+    sketch.to_text(&|n| {
+        let shown = crate::core::print::program_nat_to_source(program, n);
+        if shown.contains(['+', '-', '*', '/', '%', '^']) {
+            format!("({shown})")
+        } else {
+            shown
+        }
+    })
+}
+
 /// The normal-form rules every step uses besides its own.
 fn normal_form_rules() -> Vec<Rule> {
     vec![
@@ -145,7 +134,8 @@ fn normal_form_rules() -> Vec<Rule> {
     ]
 }
 
-/// Runs the guide steps on `program`; `progress` is called once per iteration.
+/// Runs the guide steps on `program`; `progress` is the runner's progress hook of every step
+/// (called with each step's start and then once per iteration).
 pub fn run(
     program: &TypedProgram,
     steps: &[GuideStep],
@@ -176,71 +166,56 @@ pub fn run(
             allow_new: true,
             assumed: Vec::new(),
         };
-        let mut calls = 0;
         let mut satisfied = |g: &RiseEGraph| {
-            progress(&Progress {
-                step: &step.name,
-                index: (i + 1, steps.len()),
-                iteration: calls,
-                nodes: g.total_number_of_nodes(),
-                elapsed: began.elapsed(),
-            });
-            calls += 1;
             SketchTable::new(g, &step.sketch, step.cost)
                 .cost_at(root)
                 .is_some()
         };
-        let report = runner::run(&mut eg, &rules, &limits, &mut assumptions, &mut satisfied);
-        assumed.extend(assumptions.assumed);
-        let mut record = StepStats {
-            name: step.name.clone(),
-            found: report.stop == StopReason::Goal,
-            stop: report.stop.to_string(),
-            iterations: report.iterations.len(),
-            rewrites: Default::default(),
-            nodes: report.nodes,
-            classes: report.classes,
-            time_ms: 0.0,
-            peak_rss: report.peak_memory,
-            cost: None,
+        let mut report = |it: &IterationStats| {
+            progress(&Progress {
+                step: &step.name,
+                index: (i + 1, steps.len()),
+                iteration: it,
+                elapsed: began.elapsed(),
+            })
         };
-        for it in &report.iterations {
-            for (rule, n) in &it.applied {
-                *record.rewrites.entry(rule.clone()).or_default() += n;
-            }
-        }
+        let mut record = runner::run(
+            &mut eg,
+            &rules,
+            &limits,
+            &mut assumptions,
+            &mut satisfied,
+            &mut report,
+        );
+        record.name = Some(step.name.clone());
+        record.sketch = Some(sketch_text(program, &step.sketch));
+        record.summary.assumed = assumptions
+            .assumed
+            .iter()
+            .map(|n| crate::core::print::program_nat_to_source(program, n))
+            .collect();
+        assumed.extend(assumptions.assumed);
         let table = SketchTable::new(&eg, &step.sketch, step.cost);
-        match table.extract(root) {
-            Some(e) => {
-                record.cost = table.cost_at(root);
-                record.time_ms = began.elapsed().as_secs_f64() * 1e3;
-                stats.push(record);
-                term = e;
-            }
+        let extracted = table.extract(root);
+        record.cost = extracted.as_ref().and_then(|_| table.cost_at(root));
+        let partial = match &extracted {
+            Some(_) => Vec::new(),
+            None => table
+                .partial_matches(&step.sketch, root)
+                .iter()
+                .map(|s| sketch_text(program, s))
+                .collect(),
+        };
+        record.step_time = Some(began.elapsed());
+        record.summary.message = record.step_line();
+        stats.push(record);
+        match extracted {
+            Some(e) => term = e,
             None => {
-                let partial = table
-                    .partial_matches(&step.sketch, root)
-                    .iter()
-                    .map(|s| {
-                        s.to_text(&|n| {
-                            let shown = crate::core::print::program_nat_to_source(program, n);
-                            if shown.contains(['+', '-', '*', '/', '%', '^']) {
-                                format!("({shown})")
-                            } else {
-                                shown
-                            }
-                        })
-                    })
-                    .collect();
-                record.time_ms = began.elapsed().as_secs_f64() * 1e3;
-                stats.push(record);
                 return Err(NotFound {
                     steps: stats,
-                    step: step.name.clone(),
-                    stop: report.stop,
-                    limits,
                     partial,
-                });
+                })
             }
         }
     }
