@@ -15,7 +15,7 @@ use crate::ir::types;
 use serde_json::{Map, Value as Json};
 
 /// How `risec eval` prints its inputs and result.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     /// `name : type =` and the value on the next line, for people.
     #[default]

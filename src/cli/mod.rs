@@ -1,111 +1,170 @@
-//! The subcommands of the `risec` binary as library functions returning their output text, so
-//! that tests can run them without spawning processes. Errors are fully rendered messages.
+//! The `risec` command line: its arguments ([`args`]), the main job ([`compile`]), and one file
+//! per subcommand. All user-facing text lives here; the subcommands are also library functions
+//! returning their output text, so that tests can run them without spawning processes (errors
+//! are fully rendered messages).
+//!
+//! Exit status: 0 on success, 1 on any error (usage errors included), and 2 when a sketch or
+//! `risec prove`'s goal was not reached.
 
+mod args;
 pub mod bench;
+mod check;
+mod compile;
+mod emit_c;
 mod eval;
+mod print;
+mod prove;
+mod rules;
 
+pub use bench::{bench, BenchArgs};
+pub use check::{check, fact_to_source};
+pub use emit_c::emit_c;
 pub use eval::{eval, parse_sizes, EvalOptions, OutputFormat, DEFAULT_MEMORY};
+pub use print::print;
+pub use prove::{prove, ProveOutput};
+pub use rules::{costs, rules};
 
-use crate::core::print::{program_nat_to_source, program_to_source, program_type_to_source};
-use crate::core::TypedProgram;
-use crate::frontend::load::compile_file;
+use crate::eqsat::prove::ProveOptions;
+use crate::eqsat::runner::Limits;
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
 
-/// `risec check FILE`: the entry point's name and type, and the divisibility facts assumed.
-pub fn check(path: &str, entry: Option<&str>) -> Result<String, String> {
-    let p = compile_file(path, entry).map_err(|e| e.to_string())?;
-    let mut out = format!("{} : {}\n", p.name, program_type_to_source(&p));
-    for fact in &p.facts {
-        out.push_str(&format!("  assumes {}\n", fact_to_source(&p, fact)));
+/// The `risec` binary: parses the arguments and runs the main job or a subcommand on a worker
+/// thread with a large stack; returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors are errors (status 1,
+            // so that 2 keeps meaning "goal not found").
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
+    // Compiler passes recurse over terms; run them on a thread with a generous stack so that
+    // deep (but accepted) programs never overflow the main thread's default stack.
+    let worker = std::thread::Builder::new()
+        .name("risec".into())
+        .stack_size(256 << 20)
+        .spawn(move || match cli.command {
+            Some(command) => run(command),
+            None => compile::main_job(cli.main),
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal compiler error (the worker thread failed)");
+            ExitCode::from(101)
+        }
     }
-    Ok(out)
 }
 
-/// A fact the program relies on, for people: a divisibility fact as "`m/4` is a whole
-/// number", a difference that must not be negative as "`n ≥ 5`".
-pub fn fact_to_source(p: &TypedProgram, fact: &crate::ir::nat::Nat) -> String {
-    use crate::ir::nat::{self, Rational};
-    if !fact.terms().iter().all(|(_, c)| c.is_integer()) {
-        return format!("`{}` is a whole number", program_nat_to_source(p, fact));
+/// Runs a subcommand: its output on standard output, its error on standard error.
+fn run(command: Command) -> ExitCode {
+    let ok = |out: String| (out, ExitCode::SUCCESS);
+    let result = match command {
+        Command::Check { file, entry } => check(&file, entry.as_deref()).map(ok),
+        Command::Eval {
+            file,
+            size,
+            seed,
+            entry,
+            inputs,
+            output,
+            memory,
+        } => {
+            let options = EvalOptions {
+                sizes: size,
+                seed,
+                entry,
+                inputs,
+                output,
+                memory,
+            };
+            eval(&file, &options).map(ok)
+        }
+        Command::Print { file, entry } => print(&file, entry.as_deref()).map(ok),
+        Command::Rules => Ok(ok(rules())),
+        Command::Costs => Ok(ok(costs())),
+        Command::Bench {
+            program,
+            sketches,
+            versions,
+            size,
+            threads,
+            rounds,
+            plot,
+            csv,
+            keep,
+            no_baselines,
+            baselines,
+        } => bench(&BenchArgs {
+            program,
+            sketches,
+            versions,
+            size,
+            threads,
+            rounds,
+            plot,
+            csv,
+            keep,
+            baselines: if no_baselines {
+                Some(Vec::new())
+            } else {
+                baselines
+            },
+        })
+        .map(ok),
+        Command::EmitC {
+            file,
+            output,
+            size,
+            entry,
+        } => emit_c(&file, output.as_deref(), size.as_deref(), entry.as_deref()).map(ok),
+        Command::Prove {
+            start,
+            goal,
+            rules,
+            stats,
+            no_normalize,
+            time,
+            nodes,
+            iterations,
+            memory,
+            no_assume,
+            entry,
+            goal_entry,
+        } => {
+            let options = ProveOptions {
+                rules,
+                normalize: !no_normalize,
+                limits: Limits {
+                    time,
+                    nodes,
+                    iterations,
+                    memory,
+                    ..Limits::default()
+                },
+                entry,
+                goal_entry,
+                assume: !no_assume,
+            };
+            prove(&start, &goal, &options, stats.as_deref()).map(|out| {
+                let code = if out.found { 0 } else { 2 };
+                (out.text, ExitCode::from(code))
+            })
+        }
+    };
+    match result {
+        Ok((out, code)) => {
+            print!("{out}");
+            code
+        }
+        Err(err) => {
+            eprint!("{}", err.trim_end_matches('\n'));
+            eprintln!();
+            ExitCode::from(1)
+        }
     }
-    let constant = fact
-        .terms()
-        .iter()
-        .find(|(m, _)| m.factors().is_empty())
-        .map_or(0, |(_, c)| c.numer());
-    if constant < 0 {
-        let rest = nat::sub(fact, &nat::constant(Rational::int(constant)));
-        format!("`{} ≥ {}`", program_nat_to_source(p, &rest), -constant)
-    } else {
-        format!("`{} ≥ 0`", program_nat_to_source(p, fact))
-    }
-}
-
-/// `risec print FILE`: the elaborated core term as Rise source.
-pub fn print(path: &str, entry: Option<&str>) -> Result<String, String> {
-    let p = compile_file(path, entry).map_err(|e| e.to_string())?;
-    Ok(program_to_source(&p))
-}
-
-/// `risec rules`: every rule of the library as an aligned table: its name with parameters and
-/// its description, and under them its shape (`lhs =>> rhs`).
-pub fn rules() -> String {
-    let catalogue = crate::eqsat::rules::catalogue();
-    let signatures: Vec<String> = catalogue.iter().map(|r| r.signature()).collect();
-    let width = signatures
-        .iter()
-        .map(|s| s.chars().count())
-        .chain(["rule".len()])
-        .max()
-        .unwrap_or(0);
-    let mut out = format!(
-        "{:<width$}  description\n{:<width$}    shape\n\n",
-        "rule", ""
-    );
-    for (info, signature) in catalogue.iter().zip(&signatures) {
-        out.push_str(&format!("{signature:<width$}  {}\n", info.doc));
-        out.push_str(&format!("{:<width$}    {}\n", "", info.shape));
-    }
-    out.push_str(&format!(
-        "\n{} rules. Pass them to `risec prove --rules`, comma-separated, with size arguments \
-         where they take some: `--rules map-fusion,split-join(32)`.\n",
-        catalogue.len()
-    ));
-    out
-}
-
-/// What `risec prove` prints, and whether the goal was found (exit status 0, else 2).
-#[derive(Clone, Debug)]
-pub struct ProveOutput {
-    /// The outcome's summary ([`crate::eqsat::prove::Outcome::summary`]).
-    pub text: String,
-    /// Whether the goal was found.
-    pub found: bool,
-}
-
-/// `risec prove START GOAL --rules …`: searches for GOAL from START and writes the statistics to
-/// `stats` (as JSON, atomically) when given. Errors (unreadable files, unknown rules, different
-/// types, an unwritable statistics file) are rendered messages.
-pub fn prove(
-    start: &str,
-    goal: &str,
-    options: &crate::eqsat::prove::ProveOptions,
-    stats: Option<&str>,
-) -> Result<ProveOutput, String> {
-    if let Some(path) = stats {
-        // Fail before a long search rather than after it.
-        crate::eqsat::stats::check_writable(std::path::Path::new(path))?;
-    }
-    let outcome = crate::eqsat::prove::prove(start, goal, options)?;
-    let text = outcome.summary();
-    if let Some(path) = stats {
-        crate::eqsat::stats::write_atomically(
-            std::path::Path::new(path),
-            &crate::eqsat::stats::to_json(&outcome.stats()),
-        )
-        .map_err(|e| format!("{text}{e}"))?;
-    }
-    Ok(ProveOutput {
-        text,
-        found: outcome.found,
-    })
 }

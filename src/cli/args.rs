@@ -1,0 +1,229 @@
+//! The command line's arguments (clap): the main job's options and one variant per
+//! subcommand, with the help texts users read.
+
+use super::eval::OutputFormat;
+use crate::eqsat::runner::Limits;
+use crate::support::units::{parse_duration, parse_size};
+use clap::{Parser, Subcommand};
+use std::time::Duration;
+
+/// What the main job writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Emit {
+    /// The optimised program as low-level Rise source.
+    Rise,
+    /// C with OpenMP and vector extensions, and its header.
+    C,
+}
+
+/// What `risec --help` says after the commands: what works today, where the language is
+/// described, and the exit statuses.
+const AFTER_HELP: &str = "\
+The main job, `risec PROGRAM.rise --sketch FILE.sk`, finds a program equivalent to PROGRAM of \
+the shape the sketch describes (sketch-guided equality saturation) and prints it as low-level \
+Rise, or as C with OpenMP and vectors (`-o OUT.c` or `--emit c`, with a header). The commands \
+type-check programs (check, print), run them in the reference interpreter (eval), search for \
+equivalent programs (rules, costs, prove), compile low-level programs to C (emit-c) and measure \
+matmul kernels against hand-written C and OpenBLAS (bench).
+
+The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
+Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";
+
+/// risec: a compiler for the Rise functional array language.
+///
+/// The main job: `risec PROGRAM.rise --sketch FILE.sk [-o OUT]` finds a program equivalent to
+/// PROGRAM of the shape the sketch file describes (sketch-guided equality saturation) and prints
+/// it, lowered to low-level Rise. Exit status: 0 on success, 1 on errors, 2 when a step's sketch
+/// is not satisfied within its limits.
+#[derive(Parser, Debug)]
+#[command(
+    name = "risec",
+    version,
+    about = "A compiler for the Rise functional array language",
+    long_about = None,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
+)]
+pub(super) struct Cli {
+    #[command(subcommand)]
+    pub(super) command: Option<Command>,
+    #[command(flatten)]
+    pub(super) main: MainJob,
+}
+
+/// The arguments of the main job (no subcommand).
+#[derive(clap::Args, Debug)]
+pub(super) struct MainJob {
+    /// The program (`.rise`).
+    pub(super) program: Option<String>,
+    /// The sketch file (`.sk`) whose guide steps to run.
+    #[arg(long, value_name = "FILE.sk")]
+    pub(super) sketch: Option<String>,
+    /// What to produce: the optimised program as Rise source, or C.
+    #[arg(long, value_enum, default_value_t = Emit::Rise)]
+    pub(super) emit: Emit,
+    /// Write the output here instead of standard output (nothing is written on failure).
+    #[arg(short, long, value_name = "FILE")]
+    pub(super) output: Option<String>,
+    /// Write per-step statistics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(super) stats: Option<String>,
+    /// No progress lines or summary on standard error.
+    #[arg(short, long)]
+    pub(super) quiet: bool,
+    /// Time budget of all steps together, e.g. `60s`.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub(super) time: Duration,
+    /// The definition to use as entry point (default: the last one).
+    #[arg(long)]
+    pub(super) entry: Option<String>,
+    /// With `--emit c`: compile these sizes in, e.g. `m=1024,n=1024,k=1024`.
+    #[arg(long)]
+    pub(super) size: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub(super) enum Command {
+    /// Parse and type-check a program; print the entry point's name and type.
+    Check {
+        /// The `.rise` file.
+        file: String,
+        /// The definition to use as entry point (default: the last one).
+        #[arg(long)]
+        entry: Option<String>,
+    },
+    /// Run the reference interpreter; print its inputs and result.
+    ///
+    /// Inputs come from `--inputs FILE` (JSON: `{"xs": [1.0, 2.0], …}`, nested lists for
+    /// arrays) or are generated from `--seed`. Sizes not given with `--size` are read off the
+    /// input lists.
+    Eval {
+        /// The `.rise` file.
+        file: String,
+        /// Sizes for the entry point's size parameters, e.g. `m=4,n=3,k=2`.
+        #[arg(long, default_value = "")]
+        size: String,
+        /// Seed of the generated inputs.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The definition to use as entry point (default: the last one).
+        #[arg(long)]
+        entry: Option<String>,
+        /// A JSON file with inputs by parameter name (or `--output json` of an earlier run).
+        #[arg(long, value_name = "FILE")]
+        inputs: Option<String>,
+        /// `text`, or `json`: one object with the sizes, inputs and result.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        output: OutputFormat,
+        /// Memory budget of the interpreter, e.g. `4GiB`, `512MiB`.
+        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+        memory: u64,
+    },
+    /// Pretty-print the elaborated core term as Rise source.
+    Print {
+        /// The `.rise` file.
+        file: String,
+        /// The definition to use as entry point (default: the last one).
+        #[arg(long)]
+        entry: Option<String>,
+    },
+    /// Compile a low-level `.rise` file to C: writes FILE.c and its header FILE.h with `-o`.
+    EmitC {
+        /// The `.rise` file (already low-level: mapSeq, mapPar, reduceSeq, toMem, …).
+        file: String,
+        /// The output `.c` file; the header is written beside it with the extension `.h`.
+        #[arg(short = 'o', long = "output", value_name = "OUT.c")]
+        output: Option<String>,
+        /// Compile these sizes in, e.g. `m=1024,n=1024,k=1024` (the size parameters disappear).
+        #[arg(long)]
+        size: Option<String>,
+        /// The definition to use as entry point (default: the last one).
+        #[arg(long)]
+        entry: Option<String>,
+    },
+    /// Benchmark matrix-multiplication versions against the hand-written C baselines and
+    /// OpenBLAS: compile (cc), verify against the naive C baseline, time, print a table.
+    Bench {
+        /// The program the sketches optimise (e.g. `examples/matmul.rise`).
+        program: Option<String>,
+        /// A sketch file; the version it gives is named after the file (repeatable).
+        #[arg(long = "sketch", value_name = "FILE.sk")]
+        sketches: Vec<String>,
+        /// A version: `NAME=FILE.rise`, a low-level `def matmul {m n k : nat} (a : m.k.f32)
+        /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
+        #[arg(long = "version", value_name = "NAME=FILE.rise")]
+        versions: Vec<String>,
+        /// The sizes, e.g. `m=1024,n=1024,k=1024`.
+        #[arg(long, default_value = "m=1024,n=1024,k=1024")]
+        size: String,
+        /// OpenMP thread counts, e.g. `1,2`.
+        #[arg(long, default_value = "1", value_delimiter = ',')]
+        threads: Vec<u32>,
+        /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
+        /// slower than 2 s, the naive loop at large sizes, is timed once; the thread counts run in one
+        /// process on one reference result).
+        #[arg(long, default_value_t = 7)]
+        rounds: u32,
+        /// Draw GFLOP/s bars to this SVG file.
+        #[arg(long, value_name = "OUT.svg")]
+        plot: Option<String>,
+        /// Write the results as CSV to this file.
+        #[arg(long, value_name = "OUT.csv")]
+        csv: Option<String>,
+        /// Keep the generated C and the driver in this directory.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<String>,
+        /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
+        #[arg(long, conflicts_with = "baselines")]
+        no_baselines: bool,
+        /// Run only these baselines besides the naive one: names of the TVM baselines
+        /// (`parallel`, `cache-blocks`, …) and `openblas`, comma-separated [default: all].
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        baselines: Option<Vec<String>>,
+    },
+    /// List the rewrite rules: name with size parameters, description and shape.
+    Rules,
+    /// List the cost models a sketch step may name (`cost = …`).
+    Costs,
+    /// Search for GOAL from START by equality saturation with the given rules.
+    ///
+    /// Exits with 0 when the goal is found, 2 when it is not (the e-graph saturated, or a limit
+    /// stopped the search), 1 on errors.
+    Prove {
+        /// The start program (`.rise`).
+        start: String,
+        /// The goal program (`.rise`); its entry point must have the start's type.
+        goal: String,
+        /// The rules, comma-separated, e.g. `map-fusion,map-fission,eta,beta` or
+        /// `split-join(32)`; `risec rules` lists them.
+        #[arg(long, value_name = "RULES")]
+        rules: String,
+        /// Write per-iteration statistics and the summary to this JSON file.
+        #[arg(long, value_name = "FILE")]
+        stats: Option<String>,
+        /// Search from the terms as written, not their beta-eta normal forms.
+        #[arg(long)]
+        no_normalize: bool,
+        /// Time limit, e.g. `10s`, `500ms`, `2m`.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+        time: Duration,
+        /// Limit on e-nodes.
+        #[arg(long, value_name = "N", default_value_t = Limits::default().nodes)]
+        nodes: usize,
+        /// Limit on iterations.
+        #[arg(long, value_name = "N", default_value_t = Limits::default().iterations)]
+        iterations: usize,
+        /// Limit on the process's resident memory, e.g. `4GiB`, `512MiB`.
+        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+        memory: u64,
+        /// Do not let rules assume divisibility facts (`32 divides n`) they cannot prove.
+        #[arg(long)]
+        no_assume: bool,
+        /// The start file's entry point (default: its last definition).
+        #[arg(long)]
+        entry: Option<String>,
+        /// The goal file's entry point (default: its last definition).
+        #[arg(long)]
+        goal_entry: Option<String>,
+    },
+}

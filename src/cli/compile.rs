@@ -1,0 +1,127 @@
+//! The main job, `risec PROGRAM.rise --sketch FILE.sk [-o OUT]`: the pipeline with progress
+//! lines and step summaries on standard error, the result as Rise or C, and `--stats`.
+
+use super::args::{Emit, MainJob};
+use std::process::ExitCode;
+
+/// Runs `risec PROGRAM.rise --sketch FILE.sk …` and returns its exit status.
+pub(super) fn main_job(job: MainJob) -> ExitCode {
+    use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
+    use crate::pipeline::{optimize, OptimizeError};
+    let fail = |msg: &str| {
+        eprintln!("{}", msg.trim_end_matches('\n'));
+        ExitCode::from(1)
+    };
+    let Some(program) = job.program.as_deref() else {
+        return fail("error: no program given\n  usage: risec PROGRAM.rise --sketch FILE.sk [-o OUT]   (see `risec --help`)");
+    };
+    let Some(sketch) = job.sketch.as_deref() else {
+        return fail(&format!(
+            "error: no sketch given: `risec {program} --sketch FILE.sk` (the sketches of sketches/ are examples)"
+        ));
+    };
+    let emit_c = job.emit == Emit::C || job.output.as_deref().is_some_and(|o| o.ends_with(".c"));
+    if job.size.is_some() && !emit_c {
+        return fail("error: `--size` compiles sizes into C: use it with `--emit c` or `-o OUT.c`");
+    }
+    let started = std::time::Instant::now();
+    let options = crate::sketch::guided::SearchOptions {
+        total_time: job.time,
+    };
+    let quiet = job.quiet;
+    let mut progress = |p: &crate::sketch::guided::Progress| {
+        if !quiet {
+            eprintln!(
+                "[{}/{}] step {}: iteration {}, {} e-nodes, {:.1} ms",
+                p.index.0,
+                p.index.1,
+                p.step,
+                p.iteration.iteration,
+                p.iteration.nodes,
+                p.elapsed.as_secs_f64() * 1e3
+            );
+        }
+    };
+    let result = optimize(
+        program,
+        sketch,
+        job.entry.as_deref(),
+        &options,
+        &mut progress,
+    );
+    let total = started.elapsed();
+    let total_ms = total.as_secs_f64() * 1e3;
+    let write_stats = |steps: &[SearchStats], facts: &[String]| {
+        if let Some(path) = &job.stats {
+            let input = RunInput::Sketch {
+                program: program.to_string(),
+                sketch: sketch.to_string(),
+            };
+            let stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), total);
+            let text = crate::eqsat::stats::to_json(&stats);
+            if let Err(e) = crate::eqsat::stats::write_atomically(std::path::Path::new(path), &text)
+            {
+                eprintln!("{e}");
+                return false;
+            }
+        }
+        true
+    };
+    match result {
+        Ok(done) => {
+            if !quiet {
+                for s in &done.steps {
+                    eprintln!("{}", s.step_line());
+                }
+                eprintln!(
+                    "total {:.1} ms; the result relies on: {}",
+                    total_ms,
+                    if done.facts.is_empty() {
+                        "no divisibility facts".to_string()
+                    } else {
+                        done.facts.join(", ")
+                    }
+                );
+            }
+            if !write_stats(&done.steps, &done.facts) {
+                return ExitCode::from(1);
+            }
+            if emit_c {
+                let out = job.output.as_deref().map(std::path::Path::new);
+                let size = job.size.as_deref();
+                return match crate::backend_c::files::compile_to_files(&done.program, out, size) {
+                    Ok((_, text)) => {
+                        if out.is_none() {
+                            print!("{text}");
+                        } else if !quiet {
+                            eprint!("{text}");
+                        }
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                };
+            }
+            match &job.output {
+                Some(path) => {
+                    match crate::eqsat::stats::write_atomically(
+                        std::path::Path::new(path),
+                        &done.source,
+                    ) {
+                        Ok(()) => ExitCode::SUCCESS,
+                        Err(e) => fail(&e),
+                    }
+                }
+                None => {
+                    print!("{}", done.source);
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Err(OptimizeError::NotFound(nf)) => {
+            write_stats(&nf.steps, &[]);
+            eprint!("{}", nf.message());
+            ExitCode::from(2)
+        }
+        Err(e) => fail(&e.to_string()),
+    }
+}

@@ -1,0 +1,17 @@
+//! `risec emit-c FILE [-o OUT.c]`: a program that is already low-level, compiled to C.
+
+use crate::backend_c::files::compile_to_files;
+use crate::frontend::load::compile_file;
+use std::path::Path;
+
+/// Compiles the entry point of `file` to C; with `output`, writes `OUT.c` and `OUT.h` and
+/// returns what was written, else returns the C source. `sizes` (`m=1024,…`) compiles sizes in.
+pub fn emit_c(
+    file: &str,
+    output: Option<&str>,
+    sizes: Option<&str>,
+    entry: Option<&str>,
+) -> Result<String, String> {
+    let program = compile_file(file, entry).map_err(|e| e.to_string())?;
+    compile_to_files(&program, output.map(Path::new), sizes).map(|(_, text)| text)
+}

@@ -1,0 +1,38 @@
+//! `risec prove START GOAL --rules …`: is GOAL reachable from START with these rules?
+
+/// What `risec prove` prints, and whether the goal was found (exit status 0, else 2).
+#[derive(Clone, Debug)]
+pub struct ProveOutput {
+    /// The outcome's summary ([`crate::eqsat::prove::Outcome::summary`]).
+    pub text: String,
+    /// Whether the goal was found.
+    pub found: bool,
+}
+
+/// `risec prove START GOAL --rules …`: searches for GOAL from START and writes the statistics to
+/// `stats` (as JSON, atomically) when given. Errors (unreadable files, unknown rules, different
+/// types, an unwritable statistics file) are rendered messages.
+pub fn prove(
+    start: &str,
+    goal: &str,
+    options: &crate::eqsat::prove::ProveOptions,
+    stats: Option<&str>,
+) -> Result<ProveOutput, String> {
+    if let Some(path) = stats {
+        // Fail before a long search rather than after it.
+        crate::eqsat::stats::check_writable(std::path::Path::new(path))?;
+    }
+    let outcome = crate::eqsat::prove::prove(start, goal, options)?;
+    let text = outcome.summary();
+    if let Some(path) = stats {
+        crate::eqsat::stats::write_atomically(
+            std::path::Path::new(path),
+            &crate::eqsat::stats::to_json(&outcome.stats()),
+        )
+        .map_err(|e| format!("{text}{e}"))?;
+    }
+    Ok(ProveOutput {
+        text,
+        found: outcome.found,
+    })
+}
