@@ -15,7 +15,7 @@
 //!   ─ bench (cc, verify against the naive loop, time against baselines)
 //! ```
 //!
-//! The reference interpreter ([`interp`]) is the ground truth every rewrite rule and every
+//! The reference interpreter (`interp`) is the ground truth every rewrite rule and every
 //! generated kernel is checked against.
 //!
 //! # The library API
@@ -42,42 +42,57 @@
 //!
 //! | folder or file | what it holds |
 //! | --- | --- |
-//! | [`ir`] | what every stage shares: sizes (`nat`), types, primitives, hash-consing |
-//! | [`frontend`] | `.rise` text → typed program: `syntax` (lexer, parser, AST), `elab`, `load` |
-//! | [`core`] | the typed core IR: De Bruijn terms, beta-eta normal form, printer |
-//! | [`interp`] | the reference interpreter and random inputs |
-//! | [`eqsat`] | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `stats`, `prove` |
-//! | [`sketch`] | `.sk` files: syntax, `resolve` (→ guide steps), satisfaction, `extract`, `guided` search |
-//! | [`pipeline`] | program + guide steps → low-level program, under one time budget |
-//! | [`lowlevel`] | high-level Rise → low-level Rise |
-//! | [`backend_c`] | low-level Rise → C (`translate`, `view`, `c_ast`, `function`, `files`) |
-//! | [`bench`] | compile, verify and time kernels against baselines |
-//! | [`cli`] | the `risec` command line, one file per subcommand |
-//! | [`diagnostics`], [`support`] | error rendering; stack growth, units |
+//! | `ir` | what every stage shares: sizes (`nat`), types, primitives, hash-consing |
+//! | `frontend` | `.rise` text → typed program: `syntax` (lexer, parser, AST), `elab`, `load` |
+//! | `core` | the typed core IR: De Bruijn terms, beta-eta normal form, printer |
+//! | `interp` | the reference interpreter and random inputs |
+//! | `eqsat` | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `stats`, `prove` |
+//! | `sketch` | `.sk` files: syntax, `resolve` (→ guide steps), satisfaction, `extract`, `guided` search |
+//! | `pipeline` | program + guide steps → low-level program, under one time budget |
+//! | `lowlevel` | high-level Rise → low-level Rise |
+//! | `backend_c` | low-level Rise → C (`translate`, `view`, `c_ast`, `function`, `files`) |
+//! | `bench` | compile, verify and time kernels against baselines |
+//! | `cli` | the `risec` command line, one file per subcommand |
+//! | `diagnostics`, `support` | error rendering; stack growth, units |
 
 #![warn(missing_docs)]
 
-pub mod backend_c;
-pub mod bench;
-pub mod cli;
-pub mod core;
-pub mod diagnostics;
-pub mod eqsat;
-pub mod frontend;
-pub mod interp;
-pub mod ir;
-pub mod lowlevel;
-pub mod pipeline;
-pub mod sketch;
-pub mod support;
+/// Declares the internal stages: `pub(crate)`, and public with the `testkit` feature, which the
+/// crate's own tests, benches and examples turn on (a dev-dependency on itself) to reach inside.
+macro_rules! stages {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "testkit")]
+        pub mod $name;
+        #[cfg(not(feature = "testkit"))]
+        pub(crate) mod $name;
+    )*};
+}
 
-pub use backend_c::{CProgram, CodegenError, CodegenOptions};
-pub use core::TypedProgram;
-pub use diagnostics::{Diagnostic, SourceFile};
-pub use frontend::load::{FrontEndError, LoadError};
-pub use pipeline::{OptimizeError, Optimized};
-pub use sketch::guided::{NotFound, SearchOptions};
-pub use sketch::resolve::{GuideStep, SketchError};
+stages!(
+    backend_c,
+    bench,
+    core,
+    diagnostics,
+    eqsat,
+    frontend,
+    interp,
+    ir,
+    lowlevel,
+    pipeline,
+    sketch,
+    support
+);
+
+pub mod cli;
+
+pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
+pub use crate::core::TypedProgram;
+pub use crate::diagnostics::{Diagnostic, SourceFile};
+pub use crate::eqsat::stats;
+pub use crate::frontend::load::{FrontEndError, LoadError};
+pub use crate::pipeline::{OptimizeError, Optimized};
+pub use crate::sketch::guided::{NotFound, SearchOptions};
+pub use crate::sketch::resolve::{GuideStep, SketchError};
 
 use std::path::Path;
 
@@ -167,7 +182,7 @@ pub fn optimize(
     )?)
 }
 
-/// Compiles a low-level program (the result of [`optimize`], or a program written with
+/// Compiles a low-level program (the result of `optimize`, or a program written with
 /// `mapSeq`, `reduceSeq`, `toMem`, …) to a C function and its header.
 pub fn emit_c(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, Error> {
     Ok(backend_c::emit_c(program, options)?)

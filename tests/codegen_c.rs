@@ -212,7 +212,7 @@ fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &
     let exe = dir.join("prog");
     risec::bench::harness::compile_executable(
         &[dir.join(format!("{name}.c")), dir.join("main.c")],
-        &[dir.clone()],
+        std::slice::from_ref(&dir),
         &exe,
         STRICT,
         &[],

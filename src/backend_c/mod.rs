@@ -2,14 +2,15 @@
 //! extensions.
 //!
 //! ```text
-//! TypedProgram ─ lower (views, deferred computations, acceptors) ─▶ c_ast statements
+//! TypedProgram ─ translate (views, deferred computations, acceptors) ─▶ c_ast statements
 //!              ─ function (signature, size checks, temporaries, helpers) ─▶ CProgram { source, header }
 //! ```
 //!
 //! * [`ix`]: index expressions, normalised (`(i*32 + j) / 32` is `i`).
 //! * [`c_ast`]: the C syntax tree and its printer.
-//! * [`value`]: views (read side), acceptors (write side), deferred computations.
-//! * [`lower`]: the translation of terms.
+//! * [`view`]: views (read side), acceptors (write side), deferred computations.
+//! * [`translate`]: the translation of terms.
+//! * [`files`]: `risec emit-c`'s output files.
 //! * [`function`]: the function around the body, and the header.
 //!
 //! Data-layout primitives (`split`, `join`, `transpose`, `zip`, `unzip`, `fst`, `snd`,

@@ -1,5 +1,5 @@
 //! The `risec bench` command line: versions from `--version NAME=FILE.rise`, then
-//! [`crate::bench::run`], the table, and the optional CSV and plot.
+//! `bench::run`, the table, and the optional CSV and plot.
 
 use crate::bench::harness::BASELINES;
 use crate::bench::{BenchOptions, Version};

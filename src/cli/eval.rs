@@ -37,7 +37,7 @@ pub struct EvalOptions {
     pub inputs: Option<String>,
     /// The output format.
     pub output: OutputFormat,
-    /// The interpreter's memory budget in bytes ([`interp::memory::with_limit`]).
+    /// The interpreter's memory budget in bytes (`interp::memory::with_limit`).
     pub memory: u64,
 }
 

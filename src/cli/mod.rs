@@ -1,4 +1,4 @@
-//! The `risec` command line: its arguments ([`args`]), the main job ([`compile`]), and one file
+//! The `risec` command line: its arguments (`args`), the main job (`compile`), and one file
 //! per subcommand. All user-facing text lives here; the subcommands are also library functions
 //! returning their output text, so that tests can run them without spawning processes (errors
 //! are fully rendered messages).

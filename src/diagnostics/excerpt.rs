@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn short_lines_are_kept_whole() {
         let text = "def f = x\n  + y\n";
-        let e = Excerpt::new("f", text, &[8..9]);
+        let e = Excerpt::new("f", text, std::slice::from_ref(&(8..9)));
         assert_eq!(e.file.source(), text);
         assert_eq!(e.to_excerpt(12), 12);
     }
@@ -190,7 +190,7 @@ mod tests {
         let line = format!("def f = {}y{}", "x + ".repeat(2000), " + x".repeat(2000));
         let text = format!("// first\n{line}\nnext\n");
         let at = text.find('y').unwrap();
-        let e = Excerpt::new("f", &text, &[at..at + 1]);
+        let e = Excerpt::new("f", &text, std::slice::from_ref(&(at..at + 1)));
         let shown = e.file.source();
         assert!(shown.len() < 200, "{shown}");
         assert!(shown.starts_with("// first\n…"), "{shown}");

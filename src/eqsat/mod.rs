@@ -4,6 +4,7 @@
 //! and `risec prove` ([`prove`]).
 
 pub mod egraph;
+#[cfg(any(test, feature = "testkit"))]
 pub mod growth;
 pub mod prove;
 pub mod rewrite;

@@ -1,9 +1,9 @@
 //! Statistics of searches by equality saturation as plain data, one serialisable type per level,
 //! written as JSON with [`serde_json`] by `--stats FILE` (of the main job and of `risec prove`):
 //!
-//! * [`IterationStats`]: one iteration of the saturation loop. The [`runner`](crate::eqsat::runner)
+//! * [`IterationStats`]: one iteration of the saturation loop. The runner (`eqsat::runner`)
 //!   builds one per iteration and passes each to its progress hook as it goes.
-//! * [`SearchStats`]: one saturation run, what [`runner::run`](crate::eqsat::runner::run) returns: its
+//! * [`SearchStats`]: one saturation run, what `runner::run` returns: its
 //!   limits, every iteration, and the [`Summary`] (why it stopped, totals, time, peak memory,
 //!   assumed facts). A guide step of the main job adds its name, its sketch and what extraction
 //!   gave; `risec prove` runs one search.
@@ -155,7 +155,7 @@ pub struct IterationStats {
 /// One search in figures: how it ended and its totals.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Summary {
-    /// Whether the goal was reached (`stop` is [`StopReason::Goal`]).
+    /// Whether the goal was reached (`stop` is `StopReason::Goal`).
     pub found: bool,
     /// Why the search stopped (JSON: `goal reached`, `saturated`, or `<limit> limit`).
     #[serde(serialize_with = "serialize_display")]

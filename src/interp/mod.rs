@@ -23,10 +23,16 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use eval::{apply, apply_nat, eval, Compiled};
-pub use value::{Function, Value};
+pub use eval::{apply, apply_nat, eval};
+#[cfg(any(test, feature = "testkit"))]
+pub use eval::Compiled;
+pub use value::Value;
+#[cfg(any(test, feature = "testkit"))]
+pub use value::Function;
 
-use crate::core::{Expr, TypedProgram};
+use crate::core::TypedProgram;
+#[cfg(any(test, feature = "testkit"))]
+use crate::core::Expr;
 use crate::ir::nat::{self, Nat, NatAtom, NatEvalError};
 use crate::ir::types::{Type, TypeNode};
 use std::fmt;
@@ -183,6 +189,7 @@ fn list_get<T>(mut list: &List<T>, index: u32) -> Option<&T> {
     None
 }
 
+#[cfg(any(test, feature = "testkit"))]
 fn list_len<T>(mut list: &List<T>) -> usize {
     let mut n = 0;
     while let Some(cell) = list {
@@ -208,6 +215,7 @@ impl Env {
 
     /// An environment binding `values` and `sizes`, each given outermost first: the last
     /// element of each slice gets De Bruijn index 0.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn from_slices(values: &[Value], sizes: &[u64]) -> Env {
         let mut env = Env::new();
         for v in values {
@@ -252,11 +260,13 @@ impl Env {
     }
 
     /// How many expression variables are bound.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn num_values(&self) -> usize {
         list_len(&self.values)
     }
 
     /// How many size variables are bound.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn num_nats(&self) -> usize {
         list_len(&self.nats)
     }
@@ -384,7 +394,8 @@ pub fn run_program(p: &TypedProgram, sizes: &[u64], args: Vec<Value>) -> Result<
 }
 
 /// Evaluates an open term with `values` for its free expression variables and `sizes` for its
-/// free nat variables, both outermost first: [`eval`] with [`Env::from_slices`].
+/// free nat variables, both outermost first: [`eval()`] with [`Env::from_slices`].
+#[cfg(any(test, feature = "testkit"))]
 pub fn eval_with(expr: &Expr, values: &[Value], sizes: &[u64]) -> Result<Value, EvalError> {
     eval(expr, &Env::from_slices(values, sizes))
 }

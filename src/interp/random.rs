@@ -5,7 +5,10 @@
 //! and where they do not, [`Value::approx_eq`] with a small tolerance settles it.
 
 use super::value::Value;
-use super::{env_lookup, eval_nat_in, program_signature, slice_lookup, EvalError, MAX_ELEMENTS};
+use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
+#[cfg(any(test, feature = "testkit"))]
+use super::{program_signature, slice_lookup};
+#[cfg(any(test, feature = "testkit"))]
 use crate::core::TypedProgram;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 
@@ -146,6 +149,7 @@ fn gen(
 }
 
 /// Whether every size in a data type evaluates, and no `idx[0]` occurs (so values exist).
+#[cfg(any(test, feature = "testkit"))]
 fn sizes_ok(ty: &Type, lookup: &dyn Fn(u32) -> Option<u64>) -> bool {
     match ty.get() {
         TypeNode::Scalar(_) => true,
@@ -162,6 +166,7 @@ fn sizes_ok(ty: &Type, lookup: &dyn Fn(u32) -> Option<u64>) -> bool {
 /// every divisibility fact holds and every size in the parameter and result types evaluates to
 /// a natural number (half of the draws are powers of two, which satisfy most facts). Errors
 /// when 1000 draws find none.
+#[cfg(any(test, feature = "testkit"))]
 pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64>, EvalError> {
     let max = max.max(1);
     let (params, result) = program_signature(p)?;
@@ -205,6 +210,7 @@ pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64
 
 /// Random arguments for every value parameter of a program, at `sizes` given in the order of
 /// the program's size parameters (outermost first, as for [`super::run_program`]).
+#[cfg(any(test, feature = "testkit"))]
 pub fn random_args(
     p: &TypedProgram,
     sizes: &[u64],

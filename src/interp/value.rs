@@ -102,17 +102,20 @@ impl Value {
     }
 
     /// An array of the given elements.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn array(elems: impl IntoIterator<Item = Value>) -> Value {
         Value::Array(elems.into_iter().collect::<Vec<_>>().into())
     }
 
     /// An array of `f32`s.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn f32_array(xs: &[f32]) -> Value {
         Value::array(xs.iter().map(|&x| Value::F32(x)))
     }
 
     /// A row-major matrix of `f32`s (`rows.cols.f32`) from a flat slice; `None` when the slice
     /// does not hold exactly `rows * cols` elements.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn f32_matrix(rows: usize, cols: usize, flat: &[f32]) -> Option<Value> {
         if rows.checked_mul(cols)? != flat.len() {
             return None;
@@ -128,11 +131,13 @@ impl Value {
     }
 
     /// A vector of the given lanes.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn vector(lanes: impl IntoIterator<Item = Value>) -> Value {
         Value::Vector(lanes.into_iter().collect::<Vec<_>>().into())
     }
 
     /// The elements, if this is an array.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_array(&self) -> Option<&[Value]> {
         match self {
             Value::Array(xs) => Some(xs),
@@ -141,6 +146,7 @@ impl Value {
     }
 
     /// The lanes, if this is a vector.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_vector(&self) -> Option<&[Value]> {
         match self {
             Value::Vector(xs) => Some(xs),
@@ -149,6 +155,7 @@ impl Value {
     }
 
     /// The components, if this is a pair.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_pair(&self) -> Option<(&Value, &Value)> {
         match self {
             Value::Pair(p) => Some((&p.0, &p.1)),
@@ -157,6 +164,7 @@ impl Value {
     }
 
     /// The number, if this is an `f32`.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_f32(&self) -> Option<f32> {
         match self {
             Value::F32(x) => Some(*x),
@@ -165,6 +173,7 @@ impl Value {
     }
 
     /// The number, if this is an `f64`.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::F64(x) => Some(*x),
@@ -173,6 +182,7 @@ impl Value {
     }
 
     /// The number, if this is an `i32`.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_i32(&self) -> Option<i32> {
         match self {
             Value::I32(x) => Some(*x),
@@ -181,6 +191,7 @@ impl Value {
     }
 
     /// The number, if this is an `i64`.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Value::I64(x) => Some(*x),
@@ -189,6 +200,7 @@ impl Value {
     }
 
     /// The boolean, if this is a `bool`.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
@@ -197,6 +209,7 @@ impl Value {
     }
 
     /// The index, if this is an `idx[n]` value.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn as_idx(&self) -> Option<u64> {
         match self {
             Value::Idx(i) => Some(*i),
@@ -205,6 +218,7 @@ impl Value {
     }
 
     /// Whether this is a function value.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn is_function(&self) -> bool {
         matches!(self, Value::Fun(_))
     }
@@ -223,6 +237,7 @@ impl Value {
 
     /// The leaves of a data value (scalars and indices) in row-major order, as a C buffer
     /// would hold them: arrays and vectors element by element, pairs first then second.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn flatten(&self, out: &mut Vec<Value>) {
         match self {
             Value::Array(xs) | Value::Vector(xs) => xs.iter().for_each(|x| x.flatten(out)),
@@ -260,6 +275,7 @@ impl Value {
     /// Compares two data values, floats with tolerance: `|a - b| <= abs_tol + rel_tol *
     /// max(|a|, |b|)`; NaNs equal NaNs and infinities equal themselves. Integers, booleans and
     /// indices must be equal, shapes must agree, functions are never equal.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn approx_eq(&self, other: &Value, rel_tol: f64, abs_tol: f64) -> bool {
         fn close(a: f64, b: f64, rel: f64, abs: f64) -> bool {
             if a.is_nan() || b.is_nan() {

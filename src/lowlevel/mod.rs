@@ -53,6 +53,7 @@ fn on_body(e: &Expr, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
 
 /// Whether a term still has high-level computations the C backend cannot take (`reduce`, or a
 /// `map` in a written position); lists them by name.
+#[cfg(any(test, feature = "testkit"))]
 pub fn remaining_high_level(e: &Expr) -> Vec<&'static str> {
     let mut out = Vec::new();
     walk_prims(e, &mut |p| {
@@ -63,6 +64,7 @@ pub fn remaining_high_level(e: &Expr) -> Vec<&'static str> {
     out
 }
 
+#[cfg(any(test, feature = "testkit"))]
 fn walk_prims(e: &Expr, f: &mut dyn FnMut(Primitive)) {
     match &e.kind {
         ExprKind::Prim(p) => f(*p),

@@ -15,15 +15,8 @@ use std::rc::Rc;
 const MAX_EXPANSION: usize = 64;
 
 impl Resolver<'_> {
-    /// Resolves a sketch expression; `arg` says it is the argument of an application, where a
-    /// size is allowed (`split 32 ?`).
-    pub(super) fn sketch(
-        &mut self,
-        e: &SkExpr,
-        env: &Rc<Env>,
-        f: usize,
-        arg: bool,
-    ) -> Option<Sketch> {
+    /// Resolves a sketch expression of file `f` in the definitions' environment `env`.
+    pub(super) fn sketch(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize) -> Option<Sketch> {
         if env.depth > MAX_EXPANSION {
             self.error(
                 f,
@@ -40,7 +33,7 @@ impl Resolver<'_> {
             SkKind::Hole => Some(Sketch::Any),
             SkKind::Name(n) => {
                 if let Some(a) = env.lookup(&n.text).cloned() {
-                    return self.sketch(&a.expr, &a.env, a.file, arg);
+                    return self.sketch(&a.expr, &a.env, a.file);
                 }
                 if let Some(def) = self.defs.get(&n.text) {
                     if !def.params.is_empty() {
@@ -59,7 +52,7 @@ impl Resolver<'_> {
                         bindings: Vec::new(),
                         depth: env.depth + 1,
                     });
-                    return self.sketch(&body, &inner, file, arg);
+                    return self.sketch(&body, &inner, file);
                 }
                 if let Some(p) = Primitive::from_name(&n.text) {
                     return Some(Sketch::Prim(p));
@@ -125,21 +118,21 @@ impl Resolver<'_> {
                     bindings,
                     depth: env.depth + 1,
                 });
-                self.sketch(&body, &inner, file, arg)
+                self.sketch(&body, &inner, file)
             }
             SkKind::App(g, a) => {
-                let g = self.sketch(g, env, f, false)?;
+                let g = self.sketch(g, env, f)?;
                 self.apply(g, a, env, f)
             }
-            SkKind::Lambda(b) => Some(Sketch::Lambda(Box::new(self.sketch(b, env, f, false)?))),
-            SkKind::Contains(b) => Some(Sketch::Contains(Box::new(self.sketch(b, env, f, false)?))),
+            SkKind::Lambda(b) => Some(Sketch::Lambda(Box::new(self.sketch(b, env, f)?))),
+            SkKind::Contains(b) => Some(Sketch::Contains(Box::new(self.sketch(b, env, f)?))),
             SkKind::Or(a, b) => {
-                let a = self.sketch(a, env, f, arg);
-                let b = self.sketch(b, env, f, arg);
+                let a = self.sketch(a, env, f);
+                let b = self.sketch(b, env, f);
                 Some(Sketch::Or(Box::new(a?), Box::new(b?)))
             }
             SkKind::Annot(s, t) => {
-                let s = self.sketch(s, env, f, arg);
+                let s = self.sketch(s, env, f);
                 let t = self.type_sketch(t, env, f);
                 Some(Sketch::Typed(Box::new(s?), t?))
             }
@@ -158,7 +151,7 @@ impl Resolver<'_> {
                 SizeSketch::Any => Some(Sketch::App(Box::new(g), Box::new(Sketch::Any))),
             };
         }
-        let a = self.sketch(a, env, f, true)?;
+        let a = self.sketch(a, env, f)?;
         Some(Sketch::App(Box::new(g), Box::new(a)))
     }
 

@@ -14,7 +14,9 @@
 
 use super::cost::CostModel;
 use super::Sketch;
-use crate::core::{Expr, ExprKind};
+use crate::core::Expr;
+#[cfg(any(test, feature = "testkit"))]
+use crate::core::ExprKind;
 use crate::eqsat::egraph::{OpVariant, RiseEGraph, RiseNode, RiseOp};
 use egg::{Id, Language};
 
@@ -67,6 +69,9 @@ pub struct SketchTable<'a> {
 fn slot(id: Id) -> usize {
     usize::from(id)
 }
+
+/// Evaluates one e-class from the current table: its best cost and how it is reached.
+type ClassEval<'f, T> = dyn FnMut(&T, &[Option<Entry>], Id) -> Option<(u64, Choice)> + 'f;
 
 impl<'a> SketchTable<'a> {
     /// Computes every table of `sketch` over `egraph` (which must be rebuilt) with `cost`.
@@ -309,7 +314,7 @@ impl<'a> SketchTable<'a> {
     fn fixpoint(
         &self,
         t: &mut [Option<Entry>],
-        eval: &mut dyn FnMut(&Self, &[Option<Entry>], Id) -> Option<(u64, Choice)>,
+        eval: &mut ClassEval<'_, Self>,
     ) {
         let eg = self.egraph;
         let mut queue: std::collections::VecDeque<Id> = eg.classes().map(|c| c.id).collect();
@@ -430,6 +435,7 @@ fn collect_partial(s: &Sketch, satisfied: &mut dyn FnMut(&Sketch) -> bool, out: 
 }
 
 /// The cost of a term under a cost model (the sum of its nodes' costs).
+#[cfg(any(test, feature = "testkit"))]
 pub fn term_cost(e: &Expr, cost: CostModel) -> u64 {
     let node = crate::eqsat::egraph::RiseNode::new(
         match &e.kind {
@@ -452,6 +458,7 @@ pub fn term_cost(e: &Expr, cost: CostModel) -> u64 {
     }
 }
 
+#[cfg(any(test, feature = "testkit"))]
 fn arity(e: &Expr) -> usize {
     match &e.kind {
         ExprKind::App(..) => 2,

@@ -89,6 +89,7 @@ pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, Sketc
 
 /// Loads sketch text given directly (the file name is used in messages; imports are resolved
 /// relative to the current directory).
+#[cfg(any(test, feature = "testkit"))]
 pub fn load_source(
     name: &str,
     text: &str,
@@ -491,7 +492,7 @@ impl<'p> Resolver<'p> {
             }
             match field {
                 Field::Sketch(e, _) => {
-                    sketch = self.sketch(e, &Rc::new(Env::default()), f, false);
+                    sketch = self.sketch(e, &Rc::new(Env::default()), f);
                     ok &= sketch.is_some();
                 }
                 Field::Rules(r, _) => match self.rule_set(r, f) {
@@ -585,9 +586,16 @@ impl<'p> Resolver<'p> {
         let mut stack = Vec::new();
         let ok = match r {
             RuleSetExpr::Named(n) => self.expand_rule_name(n, &[], n.span, f, &mut stack, &mut out),
-            RuleSetExpr::List(v) => v.iter().fold(true, |ok, rr| {
-                self.expand_rule_name(&rr.name, &rr.args, rr.span, f, &mut stack, &mut out) && ok
-            }),
+            RuleSetExpr::List(v) => {
+                // Every name is expanded (all errors reported), not only up to the first failure.
+                let expanded: Vec<bool> = v
+                    .iter()
+                    .map(|rr| {
+                        self.expand_rule_name(&rr.name, &rr.args, rr.span, f, &mut stack, &mut out)
+                    })
+                    .collect();
+                expanded.into_iter().all(|ok| ok)
+            }
         };
         ok.then_some(out)
     }

@@ -1,6 +1,6 @@
 //! The translation of typed low-level Rise into C statements: evaluation of terms to values
 //! ([`Val`]) here, primitives in [`primitives`], reading views in [`read`], writing values into
-//! acceptors in [`write`], reductions in [`reduce`].
+//! acceptors in [`write`](mod@write), reductions in [`reduce`].
 
 mod primitives;
 mod read;

@@ -7,14 +7,20 @@
 //! the e-graph.
 
 mod analysis;
+#[cfg(any(test, feature = "testkit"))]
 pub mod enumerate;
 mod footprint;
 mod indices;
 mod lang;
 mod nat_handles;
 
-pub use analysis::{type_free_nats, ClassData, RiseAnalysis, RiseEGraph};
-pub use footprint::{footprint, imminent_growth};
+pub use analysis::{ClassData, RiseEGraph};
+#[cfg(any(test, feature = "testkit"))]
+pub use analysis::{type_free_nats, RiseAnalysis};
+pub use footprint::imminent_growth;
+#[cfg(any(test, feature = "testkit"))]
+pub use footprint::footprint;
+#[cfg(any(test, feature = "testkit"))]
 pub use indices::{FreeIndices, IndexBuf, Indices};
 pub use lang::{OpVariant, RiseNode, RiseOp};
 
@@ -141,6 +147,7 @@ pub fn add_nat_beta(egraph: &mut RiseEGraph, body: Id, value: &Nat) -> Id {
 
 /// Checks the typed e-graph invariant: every node of a class has the class's type. Returns the
 /// first offending class.
+#[cfg(any(test, feature = "testkit"))]
 pub fn check_types(egraph: &RiseEGraph) -> Result<(), String> {
     for class in egraph.classes() {
         for node in &class.nodes {

@@ -143,6 +143,7 @@ pub struct RuleSignature<'a> {
 }
 
 /// Compiles `lhs => rhs` with no parameters.
+#[cfg(any(test, feature = "testkit"))]
 pub fn compile(lhs: &str, rhs: &str) -> Result<CompiledRule, Diagnostic> {
     compile_with(lhs, rhs, &RuleSignature::default())
 }
