@@ -1,7 +1,7 @@
 //! The C function around a lowered body: signature (sizes, output, inputs), size checks,
 //! heap temporaries (kept between calls and reused), vector helpers, and the header.
 
-use super::c_ast::{print_stmts, scalar_c_name, CType};
+use super::c_ast::{print_stmts, scalar_c_name, CExpr, CType};
 use super::ix::Ix;
 use super::lower::{Lowering, SizeBinding};
 use super::value::{Acc, Val, ValKind, View};
@@ -9,7 +9,7 @@ use super::{CProgram, CodegenError, CodegenOptions};
 use crate::core::print::program_nat_to_source;
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::nat::NatAtom;
-use crate::types::{Type, TypeNode};
+use crate::types::{ScalarType, Type, TypeNode};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -321,18 +321,16 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
             let _ = writeln!(
                 src,
                 "    if (({}) % {denominator} != 0) return 1; /* assumes `{text}` is a whole number */",
-                numerator.to_c_long()
+                CExpr::WideIndex(numerator.clone()).to_c()
             );
         }
     }
     let mut overflow: Vec<String> = counts
         .iter()
         .chain(temps.iter().map(|t| &t.len))
-        .filter(|c| c.as_const().is_none())
-        .map(|c| c.to_c_long())
         // A lone size (or a quotient of one) fits by construction; comparing it would warn.
-        .filter(|c| c.contains('*') || c.contains('+'))
-        .map(|c| format!("{c} > INT_MAX"))
+        .filter(|c| c.as_const().is_none() && c.has_sum_or_product())
+        .map(|c| format!("{} > INT_MAX", CExpr::WideIndex(c.clone()).to_c()))
         .collect();
     overflow.dedup();
     if !overflow.is_empty() {
@@ -382,7 +380,7 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
     let mut body = String::new();
     print_stmts(&stmts, 1, &mut body);
     for name in &param_names {
-        if !mentions_identifier(&body, name) {
+        if !stmts.iter().any(|s| s.mentions(name)) {
             let _ = writeln!(src, "    (void){name}; /* not used by the program */");
         }
     }
@@ -396,16 +394,6 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
         header,
         function_name: fname,
         signature,
-    })
-}
-
-/// Whether `name` occurs in `text` as a whole C identifier.
-fn mentions_identifier(text: &str, name: &str) -> bool {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + name.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
 }
 
@@ -475,10 +463,9 @@ fn vector_helpers(v: CType) -> String {
     let t = v.name();
     let s = scalar_c_name(v.scalar);
     let bytes = v.lanes
-        * if matches!(s, "double" | "int64_t") {
-            8
-        } else {
-            4
+        * match v.scalar {
+            ScalarType::F64 | ScalarType::I64 => 8,
+            _ => 4,
         };
     format!(
         "typedef {s} {t} __attribute__((vector_size({bytes})));\n\
@@ -489,35 +476,4 @@ fn vector_helpers(v: CType) -> String {
          #define {t}_store(p, ...) do {{ {t} v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); }} while (0)\n\
          #define {t}_store_aligned(p, ...) (*({t} *)__builtin_assume_aligned((p), {bytes}) = (__VA_ARGS__))\n\n"
     )
-}
-
-impl Ix {
-    /// C syntax with sizes widened to `long long` (for overflow and divisibility checks).
-    pub fn to_c_long(&self) -> String {
-        let c = self.to_c();
-        // Sizes are plain identifiers in the printed form; widen the whole expression by
-        // evaluating it in long long through a cast of each size occurrence.
-        let mut out = String::new();
-        let mut word = String::new();
-        let flush = |word: &mut String, out: &mut String| {
-            if !word.is_empty() {
-                if word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-                    out.push_str(&format!("(long long){word}"));
-                } else {
-                    out.push_str(word);
-                }
-                word.clear();
-            }
-        };
-        for ch in c.chars() {
-            if ch.is_ascii_alphanumeric() || ch == '_' {
-                word.push(ch);
-            } else {
-                flush(&mut word, &mut out);
-                out.push(ch);
-            }
-        }
-        flush(&mut word, &mut out);
-        out
-    }
 }

@@ -245,3 +245,73 @@ fn a_reduction_into_a_block_of_columns_accumulates_in_the_output() {
     let (lhs, rhs) = update.trim().split_once(" = ").unwrap();
     assert!(rhs.starts_with(lhs), "reads where it writes: {update}");
 }
+
+#[test]
+fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
+    use super::c_ast::{print_stmts, CExpr, CType, LoopOrigin, Place, Schedule, Stmt};
+    use super::ix::Ix;
+    use crate::primitive::Primitive;
+    use crate::types::ScalarType;
+    let f32 = CType {
+        scalar: ScalarType::F32,
+        lanes: 1,
+    };
+    let n = Ix::size("n");
+    let i = Ix::loop_var("i", &n);
+    let minus_inf = CExpr::Neg(Box::new(CExpr::Lit("__builtin_inff()".into())));
+    let store = Stmt::Store(
+        Place::Mem {
+            buf: "out".into(),
+            idx: i.clone(),
+            ty: f32,
+            aligned: false,
+        },
+        CExpr::Bin(
+            super::c_ast::BinOp::Add,
+            Box::new(CExpr::Var("acc".into())),
+            Box::new(minus_inf.clone()),
+        ),
+    );
+    let stmts = vec![
+        Stmt::Decl {
+            ty: f32,
+            name: "acc".into(),
+            init: Some(minus_inf),
+        },
+        Stmt::For {
+            var: "i".into(),
+            extent: n.clone(),
+            origin: LoopOrigin::Copy,
+            schedule: Schedule::Parallel,
+            body: vec![Stmt::For {
+                var: "j".into(),
+                extent: Ix::constant(4),
+                origin: LoopOrigin::Primitive(Primitive::MapPar),
+                schedule: Schedule::NestedParallel,
+                body: vec![store],
+            }],
+        },
+        Stmt::Unrolled {
+            origin: LoopOrigin::Primitive(Primitive::MapSeqUnroll),
+            iteration: 2,
+            body: Vec::new(),
+        },
+    ];
+    let mut c = String::new();
+    print_stmts(&stmts, 0, &mut c);
+    assert_eq!(
+        c,
+        "float acc = -__builtin_inff();\n\
+         #pragma omp parallel for\n\
+         for (int i = 0; i < n; i++) { // copy\n    \
+         for (int j = 0; j < 4; j++) { // mapPar (nested in a parallel loop: sequential)\n        \
+         out[i] = acc + (-__builtin_inff());\n    \
+         }\n\
+         }\n\
+         { // mapSeqUnroll: iteration 2\n\
+         }\n"
+    );
+    assert!(stmts[1].mentions("out") && stmts[1].mentions("n") && !stmts[1].mentions("acc2"));
+    let wide = CExpr::WideIndex(n.mul(&Ix::size("m")).div(&Ix::constant(32)));
+    assert_eq!(wide.to_c(), "(((long long)m * (long long)n) / 32)");
+}

@@ -9,7 +9,7 @@ mod write;
 
 use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
 
-use super::c_ast::{BinOp, CExpr, CType, Place, Stmt};
+use super::c_ast::{BinOp, CExpr, CType, LoopOrigin, Place, Schedule, Stmt};
 use super::ix::Ix;
 use super::value::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
 use super::CodegenError;
@@ -44,31 +44,22 @@ const MAX_STACK_TEMP: i64 = 64 * 1024;
 /// sequential loops with no parallel loop inside, stay as they are. A program without `mapPar`
 /// stays sequential.
 fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
-    fn has_parallel(s: &Stmt) -> bool {
-        match s {
-            Stmt::For { parallel: true, .. } => true,
-            Stmt::For { body, .. } | Stmt::Block(_, body) => body.iter().any(has_parallel),
-            _ => false,
-        }
-    }
-    if !stmts.iter().any(has_parallel) {
+    if !stmts.iter().any(Stmt::has_parallel_loop) {
         return;
     }
     for s in stmts {
         match s {
             Stmt::For {
-                parallel,
-                comment,
+                origin: LoopOrigin::Copy,
+                schedule: schedule @ Schedule::Sequential,
+                ..
+            } => *schedule = Schedule::Parallel,
+            Stmt::For {
+                schedule: Schedule::Sequential | Schedule::NestedParallel,
                 body,
                 ..
-            } if !*parallel => {
-                if comment == "copy" {
-                    *parallel = true;
-                } else if body.iter().any(has_parallel) {
-                    parallelise_top_level_copies(body);
-                }
-            }
-            Stmt::Block(_, body) => parallelise_top_level_copies(body),
+            } => parallelise_top_level_copies(body),
+            Stmt::Unrolled { body, .. } => parallelise_top_level_copies(body),
             _ => {}
         }
     }
@@ -117,6 +108,7 @@ pub struct Lowering {
     par_depth: usize,
 }
 
+/// The loop a primitive asks for; [`Lowering::loop_`] decides the C loop's [`Schedule`].
 enum LoopKind {
     Seq,
     Par,
@@ -382,7 +374,7 @@ impl Lowering {
             }),
             ExprKind::Literal(l) => Ok(Val {
                 ty,
-                kind: ValKind::Scalar(CExpr::Lit(literal_c(*l))),
+                kind: ValKind::Scalar(literal_c(*l)),
             }),
         }
     }
@@ -660,20 +652,20 @@ fn lcm(a: i128, b: i128) -> i128 {
     (a / gcd(a, b) * b).abs()
 }
 
-/// A literal in C syntax.
-fn literal_c(l: Literal) -> String {
-    match l {
+/// A literal in C syntax (negative infinities as negations).
+fn literal_c(l: Literal) -> CExpr {
+    let text = match l {
         Literal::F32(bits) => {
             let v = f32::from_bits(bits);
             if v.is_nan() {
                 "__builtin_nanf(\"\")".into()
             } else if v.is_infinite() {
-                if v > 0.0 {
-                    "__builtin_inff()"
+                let inf = CExpr::Lit("__builtin_inff()".into());
+                return if v > 0.0 {
+                    inf
                 } else {
-                    "(-__builtin_inff())"
-                }
-                .into()
+                    CExpr::Neg(Box::new(inf))
+                };
             } else {
                 format!("{v:?}f")
             }
@@ -683,12 +675,12 @@ fn literal_c(l: Literal) -> String {
             if v.is_nan() {
                 "__builtin_nan(\"\")".into()
             } else if v.is_infinite() {
-                if v > 0.0 {
-                    "__builtin_inf()"
+                let inf = CExpr::Lit("__builtin_inf()".into());
+                return if v > 0.0 {
+                    inf
                 } else {
-                    "(-__builtin_inf())"
-                }
-                .into()
+                    CExpr::Neg(Box::new(inf))
+                };
             } else {
                 format!("{v:?}")
             }
@@ -696,5 +688,6 @@ fn literal_c(l: Literal) -> String {
         Literal::I32(v) => format!("{v}"),
         Literal::I64(v) => format!("{v}LL"),
         Literal::Bool(b) => if b { "1" } else { "0" }.into(),
-    }
+    };
+    CExpr::Lit(text)
 }
