@@ -315,3 +315,65 @@ fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
     let wide = CExpr::WideIndex(n.mul(&Ix::size("m")).div(&Ix::constant(32)));
     assert_eq!(wide.to_c(), "(((long long)m * (long long)n) / 32)");
 }
+
+#[test]
+fn unsafe_c_names_are_renamed_and_ordinary_ones_kept() {
+    use super::function::{c_identifier, is_safe_c_name};
+    for ok in [
+        "a",
+        "xs",
+        "m",
+        "n",
+        "k",
+        "acc1",
+        "a_row",
+        "f32",
+        "matmul",
+        "p_int",
+        "rise_naive",
+    ] {
+        assert!(is_safe_c_name(ok), "{ok}");
+        assert_eq!(c_identifier(ok, &|_| false), ok);
+    }
+    for bad in [
+        "int",
+        "for",
+        "restrict",
+        "bool",
+        "INT_MAX",
+        "NULL",
+        "EOF",
+        "M_PI",
+        "FILE",
+        "N",
+        "size_t",
+        "int32_t",
+        "memcpy",
+        "free",
+        "linux",
+        "unix",
+        "atomic_flag",
+        "_Bool",
+        "__x",
+        "_y",
+        "rise_kept",
+        "rise_temp_get",
+        "f32x8",
+        "f32x8_load",
+        "main",
+        "l_",
+        "v_",
+        "9lives",
+        "x'",
+        "",
+    ] {
+        assert!(!is_safe_c_name(bad), "{bad}");
+        let c = c_identifier(bad, &|_| false);
+        assert!(is_safe_c_name(&c), "{bad} -> {c}");
+    }
+    assert_eq!(c_identifier("int", &|_| false), "p_int");
+    assert_eq!(c_identifier("INT_MAX", &|_| false), "p_INT_MAX");
+    assert_eq!(c_identifier("size_t", &|_| false), "p_size_t_");
+    assert_eq!(c_identifier("x'", &|_| false), "x_");
+    assert_eq!(c_identifier("int", &|n| n == "p_int"), "p_int_");
+}

@@ -10,6 +10,7 @@ mod write;
 use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
 
 use super::c_ast::{BinOp, CExpr, CType, LoopOrigin, Place, Schedule, Stmt};
+use super::function::{c_identifier, is_safe_c_name};
 use super::ix::Ix;
 use super::value::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
 use super::CodegenError;
@@ -116,7 +117,9 @@ enum LoopKind {
 }
 
 impl Lowering {
-    /// A lowering with these sizes; `reserved` names (parameters) are never generated.
+    /// A lowering with these sizes; `reserved` names (parameters, the output, the function's
+    /// names) are never generated, nor names that are not safe in C
+    /// ([`super::function::is_safe_c_name`]).
     pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Lowering {
         Lowering {
             sizes,
@@ -139,7 +142,7 @@ impl Lowering {
         (stmts, self.heap_temps, self.vector_types)
     }
 
-    /// A fresh C identifier based on `hint`.
+    /// A fresh C identifier based on `hint`, safe in C ([`is_safe_c_name`]) and unused.
     pub fn fresh(&mut self, hint: &str) -> String {
         let base: String = hint
             .chars()
@@ -150,9 +153,15 @@ impl Lowering {
         } else {
             base
         };
+        let base = if is_safe_c_name(&base) {
+            base
+        } else {
+            c_identifier(&base, &|_| false)
+        };
+        // Terminates: numbered variants of a safe name are unsafe only when listed.
         let mut candidate = base.clone();
         let mut n = 1;
-        while self.names.contains(&candidate) || super::function::is_c_reserved(&candidate) {
+        while self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
             candidate = format!("{base}{n}");
             n += 1;
         }
