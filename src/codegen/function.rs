@@ -10,6 +10,7 @@ use crate::core::print::program_nat_to_source;
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::nat::NatAtom;
 use crate::types::{ScalarType, Type, TypeNode};
+use num_integer::Integer;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -494,7 +495,7 @@ fn fact_check(
     let mut denominator: i128 = 1;
     for (_, c) in fact.terms() {
         let d = c.denom();
-        denominator = denominator / gcd(denominator, d) * d;
+        denominator = denominator.lcm(&d);
     }
     let scaled = crate::nat::mul(fact, &crate::nat::lit(denominator as u64));
     let numerator = low.nat(&scaled)?;
@@ -503,14 +504,6 @@ fn fact_check(
         denominator as i64,
         program_nat_to_source(program, fact),
     ))
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a.abs().max(1)
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 fn vector_helpers(v: CType) -> String {

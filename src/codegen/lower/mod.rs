@@ -18,6 +18,7 @@ use crate::core::{Expr, ExprKind, Literal};
 use crate::nat::{Nat, NatAtom, NatOp};
 use crate::primitive::Primitive;
 use crate::types::{ScalarType, Type, TypeNode};
+use num_integer::Integer;
 use std::collections::BTreeSet;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -189,7 +190,7 @@ impl Lowering {
     pub fn nat(&self, n: &Nat) -> R<Ix> {
         let mut denominators: i128 = 1;
         for (_, c) in n.terms() {
-            denominators = lcm(denominators, c.denom());
+            denominators = denominators.lcm(&c.denom());
         }
         let symbolic = self
             .sizes
@@ -645,20 +646,6 @@ fn scalar_bytes(s: ScalarType) -> i64 {
         ScalarType::Bool => 1,
         _ => 4,
     }
-}
-
-fn lcm(a: i128, b: i128) -> i128 {
-    fn gcd(a: i128, b: i128) -> i128 {
-        if b == 0 {
-            a.abs()
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    if a == 0 || b == 0 {
-        return a.max(b).max(1);
-    }
-    (a / gcd(a, b) * b).abs()
 }
 
 /// A literal in C syntax (negative infinities as negations).
