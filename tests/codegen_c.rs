@@ -160,9 +160,22 @@ fn compiled_in_sizes_drop_the_size_parameters_and_compile_cleanly() {
 /// `sizes` and compares with the interpreter's result for `reference` (the same program before
 /// lowering, or `source` itself).
 fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &[u64]) {
-    use risec::interp::{self, random::Rng, Value};
     let lowered = risec::frontend::load::compile_source(&SourceFile::new("low.rise", source), None)
         .unwrap_or_else(|e| panic!("{}", e.render()));
+    let options = CodegenOptions::new(&format!("{name}.h"));
+    check_c_against_interpreter(name, &lowered, &options, reference, sizes);
+}
+
+/// [`check_against_interpreter`] for a program already compiled, with these options; returns
+/// the generated C.
+fn check_c_against_interpreter(
+    name: &str,
+    lowered: &risec::core::TypedProgram,
+    options: &CodegenOptions,
+    reference: &str,
+    sizes: &[u64],
+) -> risec::backend_c::CProgram {
+    use risec::interp::{self, random::Rng, Value};
     let high =
         risec::frontend::load::compile_source(&SourceFile::new("high.rise", reference), None)
             .unwrap_or_else(|e| panic!("{}", e.render()));
@@ -174,7 +187,7 @@ fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &
         .map(|t| interp::random::random_value(t, &env, &mut rng).unwrap())
         .collect();
     let expected = interp::run_program(&high, sizes, args.clone()).unwrap();
-    let c = emit_c(&lowered, &CodegenOptions::new(&format!("{name}.h"))).unwrap();
+    let c = emit_c(lowered, options).unwrap();
 
     fn flatten(v: &Value, out: &mut Vec<f32>) {
         match v {
@@ -194,7 +207,10 @@ fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &
             "static const float in{i}[] = {{{}}};\n",
             init.join(", ")
         ));
-        call.push(format!("in{i}"));
+        call.push(match a {
+            Value::F32(_) => format!("in{i}[0]"),
+            _ => format!("in{i}"),
+        });
     }
     let mut want = Vec::new();
     flatten(&expected, &mut want);
@@ -238,6 +254,7 @@ fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &
             c.source
         );
     }
+    c
 }
 
 fn example(path: &str) -> String {
@@ -366,4 +383,76 @@ fn other_element_types_and_unused_parameters_compile_without_warnings() {
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+#[test]
+fn parameters_named_like_c_keywords_macros_typedefs_and_the_backends_names_compile_and_compute() {
+    // The C names are given to the compiled program (the interpreter does not use them):
+    // keywords, standard macros and typedefs, header functions, reserved spellings, names the
+    // backend generates (the vector macros' locals `l_` and `v_` among them), and a name its
+    // own renaming produces.
+    let scalars = [
+        "int",
+        "for",
+        "restrict",
+        "INT_MAX",
+        "NULL",
+        "EOF",
+        "M_PI",
+        "size_t",
+        "int32_t",
+        "FILE",
+        "out",
+        "rise_kept",
+        "memcpy",
+        "f32x8",
+        "f32x8_load",
+        "linux",
+        "free",
+        "_Bool",
+        "__x",
+        "main",
+        "p_int",
+        "p_free_temps",
+        "x'",
+        "9lives",
+    ];
+    let params: Vec<String> = (0..scalars.len())
+        .map(|i| format!("(s{i} : f32)"))
+        .collect();
+    let sum: Vec<String> = (0..scalars.len()).map(|i| format!("s{i}")).collect();
+    let src = format!(
+        "def f {{n : nat}} (xs : (n*8).f32) (ys : (n*8).f32) {} : (n*8).f32 = \
+         zip (asVector 8 xs) (asVector 8 ys) \
+         |> mapPar (fun p => fst p * snd p + vectorFromScalar ({})) |> asScalar",
+        params.join(" "),
+        sum.join(" + ")
+    );
+    let mut program =
+        risec::frontend::load::compile_source(&SourceFile::new("names.rise", &src), None)
+            .unwrap_or_else(|e| panic!("{}", e.render()));
+    program.size_params = vec!["unix".into()];
+    program.value_params = ["l_", "v_"]
+        .iter()
+        .chain(&scalars)
+        .map(|s| s.to_string())
+        .collect();
+    let options = CodegenOptions {
+        function_name: Some("free".into()),
+        ..CodegenOptions::new("names.h")
+    };
+    let c = check_c_against_interpreter("names", &program, &options, &src, &[3]);
+    assert_eq!(c.function_name, "p_free");
+    assert!(
+        c.signature.starts_with(
+            "int p_free(int p_unix, float *restrict out, const float *restrict p_l_, \
+             const float *restrict p_v_, float p_int, float p_for, float p_restrict, \
+             float p_INT_MAX, float p_NULL, float p_EOF, float p_M_PI, float p_size_t_, "
+        ),
+        "{}",
+        c.signature
+    );
+    assert!(c
+        .signature
+        .ends_with("float p_int_, float p_free_temps_, float x_, float p_9lives)"));
 }

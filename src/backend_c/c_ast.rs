@@ -4,6 +4,7 @@
 //! e.g. to prove that a reduction may update its accumulator in place.
 
 use super::ix::Ix;
+use crate::ir::primitive::Primitive;
 use crate::ir::types::ScalarType;
 use std::fmt::Write as _;
 
@@ -103,6 +104,9 @@ pub enum CExpr {
     Cond(Box<CExpr>, Box<CExpr>, Box<CExpr>),
     /// `a < b` on indices.
     IxLess(Ix, Ix),
+    /// An index evaluated in `long long` rather than `int`: every variable in it is cast
+    /// (`(long long)m * (long long)n`), so that checking it against `INT_MAX` cannot overflow.
+    WideIndex(Ix),
 }
 
 impl CExpr {
@@ -110,7 +114,11 @@ impl CExpr {
     pub fn for_each_load(&self, f: &mut dyn FnMut(&str, &Ix, CType)) {
         match self {
             CExpr::Load { buf, idx, ty, .. } => f(buf, idx, *ty),
-            CExpr::Lit(_) | CExpr::Var(_) | CExpr::Index(_) | CExpr::IxLess(..) => {}
+            CExpr::Lit(_)
+            | CExpr::Var(_)
+            | CExpr::Index(_)
+            | CExpr::WideIndex(_)
+            | CExpr::IxLess(..) => {}
             CExpr::Bin(_, a, b) => {
                 a.for_each_load(f);
                 b.for_each_load(f);
@@ -125,9 +133,13 @@ impl CExpr {
         }
     }
 
-    /// Whether the expression is a variable or literal (cheap to repeat).
+    /// Whether the expression is a variable or a literal, possibly negated (cheap to repeat).
     pub fn is_simple(&self) -> bool {
-        matches!(self, CExpr::Lit(_) | CExpr::Var(_))
+        match self {
+            CExpr::Lit(_) | CExpr::Var(_) => true,
+            CExpr::Neg(a) => matches!(**a, CExpr::Lit(_)),
+            _ => false,
+        }
     }
 
     /// C syntax.
@@ -165,8 +177,69 @@ impl CExpr {
             ),
             CExpr::Cond(c, a, b) => format!("({} ? {} : {})", c.to_c(), a.to_c(), b.to_c()),
             CExpr::IxLess(a, b) => format!("({} < {})", a.to_c(), b.to_c()),
+            CExpr::WideIndex(i) => i.to_c_cast("long long"),
         }
     }
+
+    /// C syntax without parentheses around the whole expression, for a value that stands alone
+    /// (an initialiser or the right-hand side of an assignment): `a + b` rather than `(a + b)`.
+    pub fn to_c_bare(&self) -> String {
+        match self {
+            CExpr::Bin(op, a, b) => format!("{} {} {}", a.to_c(), op.symbol(), b.to_c()),
+            CExpr::Neg(a) => format!("-{}", a.to_c()),
+            CExpr::Cond(c, a, b) => format!("{} ? {} : {}", c.to_c(), a.to_c(), b.to_c()),
+            CExpr::IxLess(a, b) => format!("{} < {}", a.to_c(), b.to_c()),
+            CExpr::Index(i) => i.to_c_bare(),
+            _ => self.to_c(),
+        }
+    }
+
+    /// Whether the C variable or buffer `name` occurs in the expression.
+    pub fn mentions(&self, name: &str) -> bool {
+        match self {
+            CExpr::Lit(_) => false,
+            CExpr::Var(v) => v == name,
+            CExpr::Load { buf, idx, .. } => buf == name || idx.mentions(name),
+            CExpr::Index(i) | CExpr::WideIndex(i) => i.mentions(name),
+            CExpr::Bin(_, a, b) => a.mentions(name) || b.mentions(name),
+            CExpr::Neg(a) => a.mentions(name),
+            CExpr::Lane(v, l) => v.mentions(name) || l.mentions(name),
+            CExpr::Lanes(_, xs) => xs.iter().any(|x| x.mentions(name)),
+            CExpr::Cond(c, a, b) => c.mentions(name) || a.mentions(name) || b.mentions(name),
+            CExpr::IxLess(a, b) => a.mentions(name) || b.mentions(name),
+        }
+    }
+}
+
+/// What a loop, or an unrolled iteration, comes from: printed as its comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopOrigin {
+    /// The loop of a Rise primitive (`mapSeq`, `mapPar`, `reduceSeq`, …).
+    Primitive(Primitive),
+    /// A copy of a view into an acceptor (a materialised value, an accumulator filled or
+    /// emptied).
+    Copy,
+}
+
+impl LoopOrigin {
+    /// The name printed in the loop's comment: the primitive's, or `copy`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LoopOrigin::Primitive(p) => p.name(),
+            LoopOrigin::Copy => "copy",
+        }
+    }
+}
+
+/// How the iterations of a counted loop run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// One after the other.
+    Sequential,
+    /// Shared among threads: `#pragma omp parallel for`.
+    Parallel,
+    /// Asked to run in parallel (`mapPar`) inside a parallel loop, so one after the other.
+    NestedParallel,
 }
 
 /// Where a store goes.
@@ -218,21 +291,32 @@ pub enum Stmt {
         var: String,
         /// The trip count.
         extent: Ix,
-        /// `#pragma omp parallel for` on it.
-        parallel: bool,
-        /// What produced it (a Rise primitive).
-        comment: String,
+        /// What produced it.
+        origin: LoopOrigin,
+        /// How its iterations run.
+        schedule: Schedule,
         /// The body.
         body: Vec<Stmt>,
     },
-    /// `{ … }` with a leading comment (an unrolled iteration).
-    Block(String, Vec<Stmt>),
+    /// One iteration of an unrolled loop, `{ … }`, its index already substituted in the body.
+    Unrolled {
+        /// What produced the loop.
+        origin: LoopOrigin,
+        /// Which iteration (from 0).
+        iteration: i64,
+        /// The body.
+        body: Vec<Stmt>,
+    },
 }
+
+/// What [`Stmt::for_each_expr`] calls on each expression: the store it is the value of, if any
+/// (`(buffer, index)`), and the expression.
+pub type ExprVisitor<'f> = dyn FnMut(Option<(&str, &Ix)>, &CExpr) + 'f;
 
 impl Stmt {
     /// Visits every expression with whether it is the value of a store to `Place::Mem` of
     /// `buf` at index `idx` (`Some((buf, idx))`), or elsewhere (`None`).
-    pub fn for_each_expr(&self, f: &mut dyn FnMut(Option<(&str, &Ix)>, &CExpr)) {
+    pub fn for_each_expr(&self, f: &mut ExprVisitor<'_>) {
         match self {
             Stmt::Comment(_) | Stmt::LocalArray { .. } => {}
             Stmt::Decl { init, .. } => {
@@ -242,7 +326,7 @@ impl Stmt {
             }
             Stmt::Store(Place::Mem { buf, idx, .. }, e) => f(Some((buf, idx)), e),
             Stmt::Store(Place::Var(..), e) => f(None, e),
-            Stmt::For { body, .. } | Stmt::Block(_, body) => {
+            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().for_each(|s| s.for_each_expr(f))
             }
         }
@@ -253,8 +337,46 @@ impl Stmt {
     pub fn stores_to(&self, target: &str) -> bool {
         match self {
             Stmt::Store(Place::Mem { buf, .. }, _) => buf == target,
-            Stmt::For { body, .. } | Stmt::Block(_, body) => {
+            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().any(|s| s.stores_to(target))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the C variable or buffer `name` occurs in the statement (comments aside).
+    pub fn mentions(&self, name: &str) -> bool {
+        match self {
+            Stmt::Comment(_) => false,
+            Stmt::Decl { name: n, init, .. } => {
+                n == name || init.as_ref().is_some_and(|e| e.mentions(name))
+            }
+            Stmt::LocalArray { name: n, .. } => n == name,
+            Stmt::Store(place, e) => {
+                e.mentions(name)
+                    || match place {
+                        Place::Mem { buf, idx, .. } => buf == name || idx.mentions(name),
+                        Place::Var(v, lane) => {
+                            v == name || lane.as_ref().is_some_and(|l| l.mentions(name))
+                        }
+                    }
+            }
+            Stmt::For {
+                var, extent, body, ..
+            } => var == name || extent.mentions(name) || body.iter().any(|s| s.mentions(name)),
+            Stmt::Unrolled { body, .. } => body.iter().any(|s| s.mentions(name)),
+        }
+    }
+
+    /// Whether the statement is, or contains, a parallel loop.
+    pub fn has_parallel_loop(&self) -> bool {
+        match self {
+            Stmt::For {
+                schedule: Schedule::Parallel,
+                ..
+            } => true,
+            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
+                body.iter().any(Stmt::has_parallel_loop)
             }
             _ => false,
         }
@@ -276,7 +398,7 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
         }
         Stmt::Decl { ty, name, init } => match init {
             Some(e) => {
-                let _ = writeln!(out, "{pad}{} {name} = {};", ty.name(), strip(&e.to_c()));
+                let _ = writeln!(out, "{pad}{} {name} = {};", ty.name(), e.to_c_bare());
             }
             None => {
                 let _ = writeln!(out, "{pad}{} {name};", ty.name());
@@ -290,8 +412,7 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
             );
         }
         Stmt::Store(place, e) => {
-            let text = e.to_c();
-            let value = strip(&text);
+            let value = e.to_c_bare();
             match place {
                 Place::Mem { buf, idx, ty, .. } if ty.lanes == 1 => {
                     let _ = writeln!(out, "{pad}{buf}[{}] = {value};", idx.to_c());
@@ -321,49 +442,35 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
         Stmt::For {
             var,
             extent,
-            parallel,
-            comment,
+            origin,
+            schedule,
             body,
         } => {
-            if *parallel {
-                let _ = writeln!(out, "{pad}#pragma omp parallel for");
-            }
+            let note = match schedule {
+                Schedule::Sequential => "",
+                Schedule::Parallel => {
+                    let _ = writeln!(out, "{pad}#pragma omp parallel for");
+                    ""
+                }
+                Schedule::NestedParallel => " (nested in a parallel loop: sequential)",
+            };
             let _ = writeln!(
                 out,
-                "{pad}for (int {var} = 0; {var} < {}; {var}++) {{ // {comment}",
-                extent.to_c()
+                "{pad}for (int {var} = 0; {var} < {}; {var}++) {{ // {}{note}",
+                extent.to_c(),
+                origin.name()
             );
             print_stmts(body, depth + 1, out);
             let _ = writeln!(out, "{pad}}}");
         }
-        Stmt::Block(comment, body) => {
-            let _ = writeln!(out, "{pad}{{ // {comment}");
+        Stmt::Unrolled {
+            origin,
+            iteration,
+            body,
+        } => {
+            let _ = writeln!(out, "{pad}{{ // {}: iteration {iteration}", origin.name());
             print_stmts(body, depth + 1, out);
             let _ = writeln!(out, "{pad}}}");
         }
     }
-}
-
-/// Removes one pair of redundant outer parentheses.
-fn strip(s: &str) -> &str {
-    if s.starts_with('(') && s.ends_with(')') {
-        let inner = &s[1..s.len() - 1];
-        let mut depth = 0i32;
-        for ch in inner.chars() {
-            match ch {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth < 0 {
-                        return s;
-                    }
-                }
-                _ => {}
-            }
-        }
-        if depth == 0 {
-            return inner;
-        }
-    }
-    s
 }

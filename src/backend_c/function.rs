@@ -1,15 +1,15 @@
 //! The C function around a lowered body: signature (sizes, output, inputs), size checks,
 //! heap temporaries (kept between calls and reused), vector helpers, and the header.
 
-use super::c_ast::{print_stmts, scalar_c_name, CType};
+use super::c_ast::{print_stmts, scalar_c_name, CExpr, CType};
 use super::ix::Ix;
 use super::translate::{Lowering, SizeBinding};
 use super::view::{Acc, Val, ValKind, View};
 use super::{CProgram, CodegenError, CodegenOptions};
 use crate::core::print::program_nat_to_source;
 use crate::core::{Expr, ExprKind, TypedProgram};
-use crate::ir::nat::NatAtom;
-use crate::ir::types::{Type, TypeNode};
+use crate::ir::types::{ScalarType, Type, TypeNode};
+use num_integer::Integer;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -54,64 +54,100 @@ static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
 
 ";
 
-const C_RESERVED: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "main",
-    "free",
-    "malloc",
-    "memcpy",
-    "aligned_alloc",
-    "rise_temp_alloc",
-    "rise_temp_get",
-    "rise_temp_put",
-    "rise_temp_slot",
-    "rise_kept",
-    "madvise",
-    "status",
-];
+/// The C keywords (C23, and GNU's `asm`); those spelled with a leading underscore (`_Bool`,
+/// `_Atomic`) are covered by the rule against leading underscores.
+const C_KEYWORDS: &str = "\
+     alignas alignof asm auto bool break case char const constexpr continue default do double \
+     else enum extern false float for goto if inline int long nullptr register restrict return \
+     short signed sizeof static static_assert struct switch thread_local true typedef typeof \
+     typeof_unqual union unsigned void volatile while";
 
-/// Whether `name` is a C keyword or a name the generated code uses itself.
-pub fn is_c_reserved(name: &str) -> bool {
-    C_RESERVED.contains(&name)
-        || name.starts_with("__")
-        || name.contains("_load")
-        || name.contains("_store")
+/// The identifiers with a lowercase letter, no leading underscore and no `_t` suffix that the
+/// headers the generated C includes (`limits.h`, `stdint.h`, `stdlib.h`, `string.h`,
+/// `stdatomic.h`, `sys/mman.h`) declare at file scope or define as macros, with glibc and GCC,
+/// `_GNU_SOURCE` or not (collected with `gcc -E` and `gcc -E -dM`); and the system macros GCC
+/// predefines in GNU mode (`linux`, `unix`, `i386`). Struct tags and members are left out:
+/// they cannot clash with a variable or a function.
+const HEADER_NAMES: &str = "\
+     a64l abort abs aligned_alloc alloca arc4random arc4random_buf arc4random_uniform \
+     at_quick_exit atexit atof atoi atol atoll atomic_bool atomic_char \
+     atomic_compare_exchange_strong atomic_compare_exchange_strong_explicit \
+     atomic_compare_exchange_weak atomic_compare_exchange_weak_explicit atomic_exchange \
+     atomic_exchange_explicit atomic_fetch_add atomic_fetch_add_explicit atomic_fetch_and \
+     atomic_fetch_and_explicit atomic_fetch_or atomic_fetch_or_explicit atomic_fetch_sub \
+     atomic_fetch_sub_explicit atomic_fetch_xor atomic_fetch_xor_explicit atomic_flag \
+     atomic_flag_clear atomic_flag_clear_explicit atomic_flag_test_and_set \
+     atomic_flag_test_and_set_explicit atomic_init atomic_int atomic_is_lock_free atomic_llong \
+     atomic_load atomic_load_explicit atomic_long atomic_schar atomic_short \
+     atomic_signal_fence atomic_store atomic_store_explicit atomic_thread_fence atomic_uchar \
+     atomic_uint atomic_ullong atomic_ulong atomic_ushort basename bcmp bcopy be16toh be32toh \
+     be64toh bsearch bzero calloc canonicalize_file_name clearenv div drand48 drand48_r ecvt \
+     ecvt_r erand48 erand48_r exit explicit_bzero fcvt fcvt_r fd_mask fd_set ffs ffsl ffsll \
+     free gcvt getenv getloadavg getpt getsubopt grantpt htobe16 htobe32 htobe64 htole16 \
+     htole32 htole64 i386 index initstate initstate_r jrand48 jrand48_r kill_dependency l64a \
+     labs lcong48 lcong48_r ldiv le16toh le32toh le64toh linux llabs lldiv lrand48 lrand48_r \
+     madvise malloc mblen mbstowcs mbtowc memccpy memchr memcmp memcpy memfd_create memfrob \
+     memmem memmove memory_order memory_order_acq_rel memory_order_acquire \
+     memory_order_consume memory_order_relaxed memory_order_release memory_order_seq_cst \
+     mempcpy memrchr memset mincore mkdtemp mkostemp mkostemp64 mkostemps mkostemps64 mkstemp \
+     mkstemp64 mkstemps mkstemps64 mktemp mlock mlock2 mlockall mmap mmap64 mprotect mrand48 \
+     mrand48_r mremap msync munlock munlockall munmap nrand48 nrand48_r on_exit pkey_alloc \
+     pkey_free pkey_get pkey_mprotect pkey_set posix_madvise posix_memalign posix_openpt \
+     process_madvise process_mrelease pselect ptsname ptsname_r putenv qecvt qecvt_r qfcvt \
+     qfcvt_r qgcvt qsort qsort_r quick_exit rand rand_r random random_r rawmemchr realloc \
+     reallocarray realpath remap_file_pages rindex rpmatch secure_getenv seed48 seed48_r \
+     select setenv setstate setstate_r shm_open shm_unlink sigabbrev_np sigdescr_np srand \
+     srand48 srand48_r srandom srandom_r stpcpy stpncpy strcasecmp strcasecmp_l strcasestr \
+     strcat strchr strchrnul strcmp strcoll strcoll_l strcpy strcspn strdup strdupa strerror \
+     strerror_l strerror_r strerrordesc_np strerrorname_np strfromd strfromf strfromf128 \
+     strfromf32 strfromf32x strfromf64 strfromf64x strfroml strfry strlen strncasecmp \
+     strncasecmp_l strncat strncmp strncpy strndup strndupa strnlen strpbrk strrchr strsep \
+     strsignal strspn strstr strtod strtod_l strtof strtof128 strtof128_l strtof32 strtof32_l \
+     strtof32x strtof32x_l strtof64 strtof64_l strtof64x strtof64x_l strtof_l strtok strtok_r \
+     strtol strtol_l strtold strtold_l strtoll strtoll_l strtoq strtoul strtoul_l strtoull \
+     strtoull_l strtouq strverscmp strxfrm strxfrm_l system u_char u_int u_long u_short uint \
+     ulong unix unlockpt unsetenv ushort valloc wcstombs wctomb";
+
+/// Names the generated code defines or uses that the other rules do not cover: `rise_kept`
+/// (besides the helpers' `rise_temp_…`), `main` (not a kernel's name), and `l_`, `v_` (the
+/// locals of the vector load and store macros, which would capture an argument of that name).
+const BACKEND_NAMES: &[&str] = &["rise_kept", "main", "l_", "v_"];
+
+/// Whether `name` can be a C identifier of the generated code as it is: a parameter, a local
+/// or the function's name. The rule, complete for the C the backend writes:
+///
+/// * it is an identifier (ASCII letters, digits, `_`) that starts with a letter: a leading
+///   underscore is reserved to the implementation (`_Bool`, `__x`, `_X`);
+/// * it has a lowercase letter: names without one (`INT_MAX`, `NULL`, `EOF`, `FILE`, `M_PI`,
+///   `MADV_HUGEPAGE`, `RISEC_F_H`) are the spelling of macros and constants;
+/// * it does not end in `_t`, which POSIX reserves for types (`size_t`, `int32_t`);
+/// * it is not a C keyword (`C_KEYWORDS`) nor a name from the included headers
+///   (`HEADER_NAMES`: `memcpy`, `free`, `atomic_flag`, `linux`, …);
+/// * it is none of the backend's own names: `rise_temp_…` (the helpers), `rise_kept`, the
+///   vector types and their macros (`f32x…`, `f64x…`, `i32x…`, `i64x…`: `f32x8_load`),
+///   `main`, `l_`, `v_`.
+///
+/// Names the function itself introduces (`out`, the parameters, `f_temps`, …) are kept apart by
+/// [`c_identifier`]'s `taken`, and fresh locals by the lowering's name set.
+pub fn is_safe_c_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().any(|c| c.is_ascii_lowercase())
+        && !name.ends_with("_t")
+        && !C_KEYWORDS.split_whitespace().any(|k| k == name)
+        && !HEADER_NAMES.split_whitespace().any(|h| h == name)
+        && !BACKEND_NAMES.contains(&name)
+        && !["rise_temp_", "f32x", "f64x", "i32x", "i64x"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }
 
-fn c_ident(name: &str) -> String {
+/// The C identifier for a name of the program (the function, a size or value parameter):
+/// other characters than ASCII letters, digits and `_` become `_`; a name that is not safe
+/// ([`is_safe_c_name`]) gets the prefix `p_` (`int` is `p_int`, `INT_MAX` is `p_INT_MAX`);
+/// then `_` is appended while the name is unsafe (`size_t` is `p_size_t_`) or `taken` (by an
+/// earlier parameter, say). Safe names are kept as they are.
+pub fn c_identifier(name: &str, taken: &dyn Fn(&str) -> bool) -> String {
     let mut s: String = name
         .chars()
         .map(|c| {
@@ -122,15 +158,33 @@ fn c_ident(name: &str) -> String {
             }
         })
         .collect();
-    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || is_c_reserved(&s) {
+    if !is_safe_c_name(&s) {
         s = format!("p_{s}");
+    }
+    // Terminates: `taken` is finite, and the name keeps its first letter and a lowercase one,
+    // ends in `_` (not `_t`) and has no reserved prefix (it had none or is `p_…`), so it is
+    // unsafe only while it is one of the finitely many listed names.
+    while !is_safe_c_name(&s) || taken(&s) {
+        s.push('_');
     }
     s
 }
 
 /// Compiles a program to C; see [`super::emit_c`].
 pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, CodegenError> {
-    let fname = c_ident(options.function_name.as_deref().unwrap_or(&program.name));
+    let fname = c_identifier(
+        options.function_name.as_deref().unwrap_or(&program.name),
+        &|_| false,
+    );
+    // The names every parameter and local must differ from: the function's, its kept
+    // temporaries', and the output's.
+    let mut reserved: Vec<String> = vec![
+        fname.clone(),
+        format!("{fname}_temps"),
+        format!("{fname}_temps_busy"),
+        format!("{fname}_release_temporaries"),
+        "out".into(),
+    ];
     // Peel the size and value binders.
     let mut body: &Expr = &program.term;
     for _ in &program.size_params {
@@ -156,7 +210,12 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
     let result_ty = body.ty.clone();
 
     // Sizes: symbolic parameters, or compiled in after checking them.
-    let size_names: Vec<String> = program.size_params.iter().map(|s| c_ident(s)).collect();
+    let mut size_names: Vec<String> = Vec::new();
+    for s in &program.size_params {
+        let n = c_identifier(s, &|n| reserved.iter().any(|r| r == n));
+        reserved.push(n.clone());
+        size_names.push(n);
+    }
     let bindings: Vec<SizeBinding> = match &options.sizes {
         None => size_names.iter().cloned().map(SizeBinding::Named).collect(),
         Some(values) => {
@@ -164,17 +223,12 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
             values.iter().map(|v| SizeBinding::Value(*v)).collect()
         }
     };
-    let mut reserved: Vec<String> = size_names.clone();
     let mut param_names: Vec<String> = Vec::new();
     for p in &program.value_params {
-        let mut n = c_ident(p);
-        while reserved.contains(&n) || n == "out" {
-            n.push('_');
-        }
+        let n = c_identifier(p, &|n| reserved.iter().any(|r| r == n));
         reserved.push(n.clone());
         param_names.push(n);
     }
-    reserved.push("out".into());
 
     let mut low = Lowering::new(bindings.clone(), &reserved);
     low.facts = program.facts.clone();
@@ -321,18 +375,16 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
             let _ = writeln!(
                 src,
                 "    if (({}) % {denominator} != 0) return 1; /* assumes `{text}` is a whole number */",
-                numerator.to_c_long()
+                CExpr::WideIndex(numerator.clone()).to_c()
             );
         }
     }
     let mut overflow: Vec<String> = counts
         .iter()
         .chain(temps.iter().map(|t| &t.len))
-        .filter(|c| c.as_const().is_none())
-        .map(|c| c.to_c_long())
         // A lone size (or a quotient of one) fits by construction; comparing it would warn.
-        .filter(|c| c.contains('*') || c.contains('+'))
-        .map(|c| format!("{c} > INT_MAX"))
+        .filter(|c| c.as_const().is_none() && c.has_sum_or_product())
+        .map(|c| format!("{} > INT_MAX", CExpr::WideIndex(c.clone()).to_c()))
         .collect();
     overflow.dedup();
     if !overflow.is_empty() {
@@ -382,7 +434,7 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
     let mut body = String::new();
     print_stmts(&stmts, 1, &mut body);
     for name in &param_names {
-        if !mentions_identifier(&body, name) {
+        if !stmts.iter().any(|s| s.mentions(name)) {
             let _ = writeln!(src, "    (void){name}; /* not used by the program */");
         }
     }
@@ -396,16 +448,6 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
         header,
         function_name: fname,
         signature,
-    })
-}
-
-/// Whether `name` occurs in `text` as a whole C identifier.
-fn mentions_identifier(text: &str, name: &str) -> bool {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + name.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
 }
 
@@ -427,20 +469,13 @@ fn check_sizes(program: &TypedProgram, values: &[u64]) -> Result<(), CodegenErro
             )));
         }
     }
-    let env: Vec<u64> = values.iter().rev().copied().collect();
-    for fact in &program.facts {
-        let ok = fact.eval(&|a| match a {
-            NatAtom::Index(i) => env.get(*i as usize).copied(),
-            _ => None,
-        });
-        if ok.is_err() {
-            return Err(CodegenError::new(format!(
-                "the program assumes `{}` is a whole number, which is false for these sizes",
-                program_nat_to_source(program, fact)
-            )));
-        }
+    match program.violated_fact(values) {
+        Some(fact) => Err(CodegenError::new(format!(
+            "the program assumes `{}` is a whole number, which is false for these sizes",
+            program_nat_to_source(program, fact)
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A fact `N/d` (a nat with rational coefficients) as `numerator % denominator == 0`.
@@ -452,7 +487,7 @@ fn fact_check(
     let mut denominator: i128 = 1;
     for (_, c) in fact.terms() {
         let d = c.denom();
-        denominator = denominator / gcd(denominator, d) * d;
+        denominator = denominator.lcm(&d);
     }
     let scaled = crate::ir::nat::mul(fact, &crate::ir::nat::lit(denominator as u64));
     let numerator = low.nat(&scaled)?;
@@ -463,22 +498,13 @@ fn fact_check(
     ))
 }
 
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a.abs().max(1)
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 fn vector_helpers(v: CType) -> String {
     let t = v.name();
     let s = scalar_c_name(v.scalar);
     let bytes = v.lanes
-        * if matches!(s, "double" | "int64_t") {
-            8
-        } else {
-            4
+        * match v.scalar {
+            ScalarType::F64 | ScalarType::I64 => 8,
+            _ => 4,
         };
     format!(
         "typedef {s} {t} __attribute__((vector_size({bytes})));\n\
@@ -489,35 +515,4 @@ fn vector_helpers(v: CType) -> String {
          #define {t}_store(p, ...) do {{ {t} v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); }} while (0)\n\
          #define {t}_store_aligned(p, ...) (*({t} *)__builtin_assume_aligned((p), {bytes}) = (__VA_ARGS__))\n\n"
     )
-}
-
-impl Ix {
-    /// C syntax with sizes widened to `long long` (for overflow and divisibility checks).
-    pub fn to_c_long(&self) -> String {
-        let c = self.to_c();
-        // Sizes are plain identifiers in the printed form; widen the whole expression by
-        // evaluating it in long long through a cast of each size occurrence.
-        let mut out = String::new();
-        let mut word = String::new();
-        let flush = |word: &mut String, out: &mut String| {
-            if !word.is_empty() {
-                if word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-                    out.push_str(&format!("(long long){word}"));
-                } else {
-                    out.push_str(word);
-                }
-                word.clear();
-            }
-        };
-        for ch in c.chars() {
-            if ch.is_ascii_alphanumeric() || ch == '_' {
-                word.push(ch);
-            } else {
-                flush(&mut word, &mut out);
-                out.push(ch);
-            }
-        }
-        flush(&mut word, &mut out);
-        out
-    }
 }

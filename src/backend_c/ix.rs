@@ -222,10 +222,48 @@ impl Ix {
 
     /// The expression in C syntax (`int` arithmetic).
     pub fn to_c(&self) -> String {
-        self.write(false)
+        self.write(false, None)
     }
 
-    fn write(&self, atomic: bool) -> String {
+    /// The expression in C syntax with every variable cast to `ty` (`(long long)m * 4`), so
+    /// that the arithmetic is done in `ty`.
+    pub fn to_c_cast(&self, ty: &str) -> String {
+        self.write(false, Some(ty))
+    }
+
+    /// The expression in C syntax without parentheses around the whole (a lone quotient
+    /// `(i + 3) / 4` rather than `((i + 3) / 4)`), for a value that stands alone.
+    pub fn to_c_bare(&self) -> String {
+        match self.terms.as_slice() {
+            [(m, 1)] => match m.as_slice() {
+                [Atom::Div(x, d)] => format!("{} / {}", x.write(true, None), d.write(true, None)),
+                [Atom::Mod(x, d)] => format!("{} % {}", x.write(true, None), d.write(true, None)),
+                _ => self.to_c(),
+            },
+            _ => self.to_c(),
+        }
+    }
+
+    /// Whether the expression has a sum or a product at any depth (`m * n`, `m + 1`,
+    /// `(m * n) / 4`): without one it is a size, a difference or a quotient of sizes, and
+    /// cannot exceed the largest size.
+    pub fn has_sum_or_product(&self) -> bool {
+        let positive_terms = self.terms.iter().filter(|(_, c)| *c > 0).count();
+        positive_terms >= 2
+            || self.terms.iter().any(|(m, c)| {
+                // Factors printed: the atoms, and the coefficient unless it is 1 (or alone).
+                let coefficient = m.is_empty() || c.unsigned_abs() != 1;
+                m.len() + usize::from(coefficient) >= 2
+                    || m.iter().any(|a| match a {
+                        Atom::Div(x, d) | Atom::Mod(x, d) => {
+                            x.has_sum_or_product() || d.has_sum_or_product()
+                        }
+                        Atom::Loop(..) | Atom::Size(_) => false,
+                    })
+            })
+    }
+
+    fn write(&self, atomic: bool, cast: Option<&str>) -> String {
         if self.terms.is_empty() {
             return "0".into();
         }
@@ -250,7 +288,7 @@ impl Ix {
                 out.push('-');
             }
             let abs = c.unsigned_abs();
-            let mut factors: Vec<String> = m.iter().map(write_atom).collect();
+            let mut factors: Vec<String> = m.iter().map(|a| write_atom(a, cast)).collect();
             if m.is_empty() || abs != 1 {
                 factors.push(abs.to_string());
             }
@@ -267,11 +305,12 @@ impl Ix {
     }
 }
 
-fn write_atom(a: &Atom) -> String {
-    match a {
-        Atom::Size(n) | Atom::Loop(n, _) => n.clone(),
-        Atom::Div(x, d) => format!("({} / {})", x.write(true), d.write(true)),
-        Atom::Mod(x, d) => format!("({} % {})", x.write(true), d.write(true)),
+fn write_atom(a: &Atom, cast: Option<&str>) -> String {
+    match (a, cast) {
+        (Atom::Size(n) | Atom::Loop(n, _), None) => n.clone(),
+        (Atom::Size(n) | Atom::Loop(n, _), Some(ty)) => format!("({ty}){n}"),
+        (Atom::Div(x, d), _) => format!("({} / {})", x.write(true, cast), d.write(true, cast)),
+        (Atom::Mod(x, d), _) => format!("({} % {})", x.write(true, cast), d.write(true, cast)),
     }
 }
 
@@ -314,5 +353,22 @@ mod tests {
         assert_eq!(i.rem(&Ix::constant(4)).to_c(), "(i % 4)");
         assert!(i.scale(8).multiple_of(8));
         assert_eq!(Ix::constant(-2).add(&i).to_c(), "i - 2");
+    }
+
+    #[test]
+    fn casts_bare_quotients_and_sums_are_read_from_the_structure() {
+        let (m, n) = (Ix::size("m"), Ix::size("n"));
+        let q = m.mul(&n).add(&Ix::constant(3)).div(&Ix::constant(4));
+        assert_eq!(q.to_c(), "((m * n + 3) / 4)");
+        assert_eq!(q.to_c_bare(), "(m * n + 3) / 4");
+        assert_eq!(
+            q.to_c_cast("long long"),
+            "(((long long)m * (long long)n + 3) / 4)"
+        );
+        assert!(q.has_sum_or_product());
+        assert!(!m.div(&Ix::constant(32)).has_sum_or_product());
+        assert!(!m.sub(&Ix::constant(1)).has_sum_or_product());
+        assert!(m.scale(2).has_sum_or_product());
+        assert!(m.add(&n).has_sum_or_product());
     }
 }

@@ -21,6 +21,8 @@
 //! `toMem`/`let` of a computation a temporary buffer. The entry point
 //! `def f {m n : nat} (a : …) (b : …) : t` becomes
 //! `int f(int m, int n, float *restrict out, const float *restrict a, const float *restrict b)`.
+//! Names of the program that are safe C identifiers ([`function::is_safe_c_name`]) are kept;
+//! others are renamed ([`function::c_identifier`]: `int` is `p_int`, `size_t` is `p_size_t_`).
 //!
 //! ```
 //! use risec::diagnostics::SourceFile;

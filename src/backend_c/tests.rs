@@ -249,3 +249,135 @@ fn a_reduction_into_a_block_of_columns_accumulates_in_the_output() {
     let (lhs, rhs) = update.trim().split_once(" = ").unwrap();
     assert!(rhs.starts_with(lhs), "reads where it writes: {update}");
 }
+
+#[test]
+fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
+    use super::c_ast::{print_stmts, CExpr, CType, LoopOrigin, Place, Schedule, Stmt};
+    use super::ix::Ix;
+    use crate::ir::primitive::Primitive;
+    use crate::ir::types::ScalarType;
+    let f32 = CType {
+        scalar: ScalarType::F32,
+        lanes: 1,
+    };
+    let n = Ix::size("n");
+    let i = Ix::loop_var("i", &n);
+    let minus_inf = CExpr::Neg(Box::new(CExpr::Lit("__builtin_inff()".into())));
+    let store = Stmt::Store(
+        Place::Mem {
+            buf: "out".into(),
+            idx: i.clone(),
+            ty: f32,
+            aligned: false,
+        },
+        CExpr::Bin(
+            super::c_ast::BinOp::Add,
+            Box::new(CExpr::Var("acc".into())),
+            Box::new(minus_inf.clone()),
+        ),
+    );
+    let stmts = vec![
+        Stmt::Decl {
+            ty: f32,
+            name: "acc".into(),
+            init: Some(minus_inf),
+        },
+        Stmt::For {
+            var: "i".into(),
+            extent: n.clone(),
+            origin: LoopOrigin::Copy,
+            schedule: Schedule::Parallel,
+            body: vec![Stmt::For {
+                var: "j".into(),
+                extent: Ix::constant(4),
+                origin: LoopOrigin::Primitive(Primitive::MapPar),
+                schedule: Schedule::NestedParallel,
+                body: vec![store],
+            }],
+        },
+        Stmt::Unrolled {
+            origin: LoopOrigin::Primitive(Primitive::MapSeqUnroll),
+            iteration: 2,
+            body: Vec::new(),
+        },
+    ];
+    let mut c = String::new();
+    print_stmts(&stmts, 0, &mut c);
+    assert_eq!(
+        c,
+        "float acc = -__builtin_inff();\n\
+         #pragma omp parallel for\n\
+         for (int i = 0; i < n; i++) { // copy\n    \
+         for (int j = 0; j < 4; j++) { // mapPar (nested in a parallel loop: sequential)\n        \
+         out[i] = acc + (-__builtin_inff());\n    \
+         }\n\
+         }\n\
+         { // mapSeqUnroll: iteration 2\n\
+         }\n"
+    );
+    assert!(stmts[1].mentions("out") && stmts[1].mentions("n") && !stmts[1].mentions("acc2"));
+    let wide = CExpr::WideIndex(n.mul(&Ix::size("m")).div(&Ix::constant(32)));
+    assert_eq!(wide.to_c(), "(((long long)m * (long long)n) / 32)");
+}
+
+#[test]
+fn unsafe_c_names_are_renamed_and_ordinary_ones_kept() {
+    use super::function::{c_identifier, is_safe_c_name};
+    for ok in [
+        "a",
+        "xs",
+        "m",
+        "n",
+        "k",
+        "acc1",
+        "a_row",
+        "f32",
+        "matmul",
+        "p_int",
+        "rise_naive",
+    ] {
+        assert!(is_safe_c_name(ok), "{ok}");
+        assert_eq!(c_identifier(ok, &|_| false), ok);
+    }
+    for bad in [
+        "int",
+        "for",
+        "restrict",
+        "bool",
+        "INT_MAX",
+        "NULL",
+        "EOF",
+        "M_PI",
+        "FILE",
+        "N",
+        "size_t",
+        "int32_t",
+        "memcpy",
+        "free",
+        "linux",
+        "unix",
+        "atomic_flag",
+        "_Bool",
+        "__x",
+        "_y",
+        "rise_kept",
+        "rise_temp_get",
+        "f32x8",
+        "f32x8_load",
+        "main",
+        "l_",
+        "v_",
+        "9lives",
+        "x'",
+        "",
+    ] {
+        assert!(!is_safe_c_name(bad), "{bad}");
+        let c = c_identifier(bad, &|_| false);
+        assert!(is_safe_c_name(&c), "{bad} -> {c}");
+    }
+    assert_eq!(c_identifier("int", &|_| false), "p_int");
+    assert_eq!(c_identifier("INT_MAX", &|_| false), "p_INT_MAX");
+    assert_eq!(c_identifier("size_t", &|_| false), "p_size_t_");
+    assert_eq!(c_identifier("x'", &|_| false), "x_");
+    assert_eq!(c_identifier("int", &|n| n == "p_int"), "p_int_");
+}

@@ -57,26 +57,25 @@ pub fn openblas_available() -> bool {
 
 /// The OpenBLAS kernel family to force when OpenBLAS's runtime detection is not told
 /// (`OPENBLAS_CORETYPE` unset): on virtual machines whose CPU model is generic it falls back to
-/// its slowest kernels ("Prescott"). Chosen from the CPU flags: `SkylakeX` with AVX-512,
-/// `Haswell` with AVX2 and FMA.
+/// its slowest kernels ("Prescott"). Chosen from the CPU features (x86-64 only):
+/// `SkylakeX` with AVX-512, `Haswell` with AVX2 and FMA.
 pub fn openblas_coretype() -> Option<&'static str> {
     if std::env::var_os("OPENBLAS_CORETYPE").is_some() {
         return None;
     }
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    let flags: Vec<&str> = info
-        .lines()
-        .find(|l| l.starts_with("flags"))?
-        .split_whitespace()
-        .collect();
-    let has = |f: &str| flags.contains(&f);
-    if has("avx512f") && has("avx512bw") && has("avx512vl") {
-        Some("SkylakeX")
-    } else if has("avx2") && has("fma") {
-        Some("Haswell")
-    } else {
-        None
+    #[cfg(target_arch = "x86_64")]
+    {
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vl")
+        {
+            return Some("SkylakeX");
+        }
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            return Some("Haswell");
+        }
     }
+    None
 }
 
 /// The driver's `main`, calling `kernels` (declared here, defined in other files).

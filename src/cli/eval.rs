@@ -293,25 +293,18 @@ fn require_all(p: &TypedProgram, values: Vec<Option<u64>>) -> Result<Vec<u64>, S
 
 /// Reports a size assignment that violates a divisibility fact the program relies on.
 fn check_facts(p: &TypedProgram, sizes: &[u64]) -> Result<(), String> {
-    let env = sizes_innermost_first(sizes);
-    for fact in &p.facts {
-        let ok = fact.eval(&|a| match a {
-            crate::ir::nat::NatAtom::Index(i) => env.get(*i as usize).copied(),
-            _ => None,
-        });
-        if ok.is_err() {
-            let assignment: Vec<String> = p
-                .size_params
-                .iter()
-                .zip(sizes)
-                .map(|(n, v)| format!("{n}={v}"))
-                .collect();
-            return Err(format!(
-                "error: the program assumes {}, which is false for {}",
-                super::fact_to_source(p, fact),
-                assignment.join(",")
-            ));
-        }
-    }
-    Ok(())
+    let Some(fact) = p.violated_fact(sizes) else {
+        return Ok(());
+    };
+    let assignment: Vec<String> = p
+        .size_params
+        .iter()
+        .zip(sizes)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    Err(format!(
+        "error: the program assumes {}, which is false for {}",
+        super::fact_to_source(p, fact),
+        assignment.join(",")
+    ))
 }

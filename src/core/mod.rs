@@ -149,4 +149,19 @@ impl TypedProgram {
     pub fn ty(&self) -> &Type {
         &self.term.ty
     }
+
+    /// The first fact the program relies on that is false for these sizes (given in the order
+    /// of the size parameters, outermost first), or `None` when all hold: what `risec eval` and
+    /// C generation with `--size` check before they use the sizes.
+    pub fn violated_fact(&self, sizes: &[u64]) -> Option<&Nat> {
+        // Nat index 0 is the innermost (last) size parameter.
+        let env: Vec<u64> = sizes.iter().rev().copied().collect();
+        self.facts.iter().find(|fact| {
+            fact.eval(&|a| match a {
+                crate::ir::nat::NatAtom::Index(i) => env.get(*i as usize).copied(),
+                _ => None,
+            })
+            .is_err()
+        })
+    }
 }

@@ -122,11 +122,13 @@ impl fmt::Display for StopReason {
     }
 }
 
-/// Resident memory of this process in bytes (Linux), or `None`.
+/// Resident memory of this process in bytes (Linux: `VmRSS` of `/proc/self/status`, in kB, so
+/// that no page size is assumed), or `None`.
 pub fn resident_memory() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// Peak resident memory of this process in bytes (Linux), or `None`.

@@ -9,7 +9,8 @@ mod write;
 
 use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
 
-use super::c_ast::{BinOp, CExpr, CType, Place, Stmt};
+use super::c_ast::{BinOp, CExpr, CType, LoopOrigin, Place, Schedule, Stmt};
+use super::function::{c_identifier, is_safe_c_name};
 use super::ix::Ix;
 use super::view::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
 use super::CodegenError;
@@ -17,6 +18,7 @@ use crate::core::{Expr, ExprKind, Literal};
 use crate::ir::nat::{Nat, NatAtom, NatOp};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{ScalarType, Type, TypeNode};
+use num_integer::Integer;
 use std::collections::BTreeSet;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -44,31 +46,22 @@ const MAX_STACK_TEMP: i64 = 64 * 1024;
 /// sequential loops with no parallel loop inside, stay as they are. A program without `mapPar`
 /// stays sequential.
 fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
-    fn has_parallel(s: &Stmt) -> bool {
-        match s {
-            Stmt::For { parallel: true, .. } => true,
-            Stmt::For { body, .. } | Stmt::Block(_, body) => body.iter().any(has_parallel),
-            _ => false,
-        }
-    }
-    if !stmts.iter().any(has_parallel) {
+    if !stmts.iter().any(Stmt::has_parallel_loop) {
         return;
     }
     for s in stmts {
         match s {
             Stmt::For {
-                parallel,
-                comment,
+                origin: LoopOrigin::Copy,
+                schedule: schedule @ Schedule::Sequential,
+                ..
+            } => *schedule = Schedule::Parallel,
+            Stmt::For {
+                schedule: Schedule::Sequential | Schedule::NestedParallel,
                 body,
                 ..
-            } if !*parallel => {
-                if comment == "copy" {
-                    *parallel = true;
-                } else if body.iter().any(has_parallel) {
-                    parallelise_top_level_copies(body);
-                }
-            }
-            Stmt::Block(_, body) => parallelise_top_level_copies(body),
+            } => parallelise_top_level_copies(body),
+            Stmt::Unrolled { body, .. } => parallelise_top_level_copies(body),
             _ => {}
         }
     }
@@ -117,6 +110,7 @@ pub struct Lowering {
     par_depth: usize,
 }
 
+/// The loop a primitive asks for; [`Lowering::loop_`] decides the C loop's [`Schedule`].
 enum LoopKind {
     Seq,
     Par,
@@ -124,7 +118,9 @@ enum LoopKind {
 }
 
 impl Lowering {
-    /// A lowering with these sizes; `reserved` names (parameters) are never generated.
+    /// A lowering with these sizes; `reserved` names (parameters, the output, the function's
+    /// names) are never generated, nor names that are not safe in C
+    /// ([`super::function::is_safe_c_name`]).
     pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Lowering {
         Lowering {
             sizes,
@@ -147,7 +143,7 @@ impl Lowering {
         (stmts, self.heap_temps, self.vector_types)
     }
 
-    /// A fresh C identifier based on `hint`.
+    /// A fresh C identifier based on `hint`, safe in C ([`is_safe_c_name`]) and unused.
     pub fn fresh(&mut self, hint: &str) -> String {
         let base: String = hint
             .chars()
@@ -158,9 +154,15 @@ impl Lowering {
         } else {
             base
         };
+        let base = if is_safe_c_name(&base) {
+            base
+        } else {
+            c_identifier(&base, &|_| false)
+        };
+        // Terminates: numbered variants of a safe name are unsafe only when listed.
         let mut candidate = base.clone();
         let mut n = 1;
-        while self.names.contains(&candidate) || super::function::is_c_reserved(&candidate) {
+        while self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
             candidate = format!("{base}{n}");
             n += 1;
         }
@@ -188,7 +190,7 @@ impl Lowering {
     pub fn nat(&self, n: &Nat) -> R<Ix> {
         let mut denominators: i128 = 1;
         for (_, c) in n.terms() {
-            denominators = lcm(denominators, c.denom());
+            denominators = denominators.lcm(&c.denom());
         }
         let symbolic = self
             .sizes
@@ -382,7 +384,7 @@ impl Lowering {
             }),
             ExprKind::Literal(l) => Ok(Val {
                 ty,
-                kind: ValKind::Scalar(CExpr::Lit(literal_c(*l))),
+                kind: ValKind::Scalar(literal_c(*l)),
             }),
         }
     }
@@ -548,13 +550,11 @@ impl Lowering {
                 return Ok((name, false));
             }
         }
-        if self.loop_depth > 0 {
-            if self.par_depth > 0 {
-                return err(format!(
-                    "a temporary of type {ty} ({} elements) is needed inside a parallel loop (mapPar); only constant-size temporaries of at most {MAX_STACK_TEMP} bytes can be private to a thread: use --size, smaller tiles, or move the toMem out of the mapPar",
-                    len.to_c()
-                ));
-            }
+        if self.loop_depth > 0 && self.par_depth > 0 {
+            return err(format!(
+                "a temporary of type {ty} ({} elements) is needed inside a parallel loop (mapPar); only constant-size temporaries of at most {MAX_STACK_TEMP} bytes can be private to a thread: use --size, smaller tiles, or move the toMem out of the mapPar",
+                len.to_c()
+            ));
         }
         self.heap_temps.push(HeapTemp {
             name: name.clone(),
@@ -646,34 +646,20 @@ fn scalar_bytes(s: ScalarType) -> i64 {
     }
 }
 
-fn lcm(a: i128, b: i128) -> i128 {
-    fn gcd(a: i128, b: i128) -> i128 {
-        if b == 0 {
-            a.abs()
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    if a == 0 || b == 0 {
-        return a.max(b).max(1);
-    }
-    (a / gcd(a, b) * b).abs()
-}
-
-/// A literal in C syntax.
-fn literal_c(l: Literal) -> String {
-    match l {
+/// A literal in C syntax (negative infinities as negations).
+fn literal_c(l: Literal) -> CExpr {
+    let text = match l {
         Literal::F32(bits) => {
             let v = f32::from_bits(bits);
             if v.is_nan() {
                 "__builtin_nanf(\"\")".into()
             } else if v.is_infinite() {
-                if v > 0.0 {
-                    "__builtin_inff()"
+                let inf = CExpr::Lit("__builtin_inff()".into());
+                return if v > 0.0 {
+                    inf
                 } else {
-                    "(-__builtin_inff())"
-                }
-                .into()
+                    CExpr::Neg(Box::new(inf))
+                };
             } else {
                 format!("{v:?}f")
             }
@@ -683,12 +669,12 @@ fn literal_c(l: Literal) -> String {
             if v.is_nan() {
                 "__builtin_nan(\"\")".into()
             } else if v.is_infinite() {
-                if v > 0.0 {
-                    "__builtin_inf()"
+                let inf = CExpr::Lit("__builtin_inf()".into());
+                return if v > 0.0 {
+                    inf
                 } else {
-                    "(-__builtin_inf())"
-                }
-                .into()
+                    CExpr::Neg(Box::new(inf))
+                };
             } else {
                 format!("{v:?}")
             }
@@ -696,5 +682,6 @@ fn literal_c(l: Literal) -> String {
         Literal::I32(v) => format!("{v}"),
         Literal::I64(v) => format!("{v}LL"),
         Literal::Bool(b) => if b { "1" } else { "0" }.into(),
-    }
+    };
+    CExpr::Lit(text)
 }

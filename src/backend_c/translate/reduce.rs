@@ -35,7 +35,7 @@ impl Lowering {
         };
         let hint = format!("k_{}", loop_name(&xs));
         let target = Acc::var(&name);
-        self.loop_(kind, &hint, n, prim.name(), &mut |s, i| {
+        self.loop_(kind, &hint, n, LoopOrigin::Primitive(prim), &mut |s, i| {
             let x = s.elem(&xs, &i)?;
             let y = s.apply2(f, acc_val.clone(), x)?;
             s.write(y, &target)
@@ -114,11 +114,17 @@ impl Lowering {
         let hint = format!("k_{}", loop_name(&xs));
         // First attempt: update in place.
         self.push_block();
-        let attempt = self.loop_(kind(), &hint, n.clone(), prim.name(), &mut |s, i| {
-            let x = s.elem(&xs, &i)?;
-            let y = s.apply2(f, acc_view.clone(), x)?;
-            s.write(y, &acc_mem)
-        });
+        let attempt = self.loop_(
+            kind(),
+            &hint,
+            n.clone(),
+            LoopOrigin::Primitive(prim),
+            &mut |s, i| {
+                let x = s.elem(&xs, &i)?;
+                let y = s.apply2(f, acc_view.clone(), x)?;
+                s.write(y, &acc_mem)
+            },
+        );
         let stmts = self.pop_block();
         attempt?;
         // The accumulator is initialised before the loop, lowered first so that a register
@@ -146,7 +152,7 @@ impl Lowering {
             blocks => blocks
                 .iter()
                 .map(|b| match b {
-                    Stmt::Block(_, body) => body.as_slice(),
+                    Stmt::Unrolled { body, .. } => body.as_slice(),
                     other => std::slice::from_ref(other),
                 })
                 .collect(),
@@ -168,12 +174,18 @@ impl Lowering {
                     aligned_base: true,
                 })),
             };
-            self.loop_(kind(), &hint, n, prim.name(), &mut |s, i| {
-                let x = s.elem(&xs, &i)?;
-                let y = s.apply2(f, acc_view.clone(), x)?;
-                s.write(y, &next_acc)?;
-                s.copy(&next_view, &acc_mem)
-            })?;
+            self.loop_(
+                kind(),
+                &hint,
+                n,
+                LoopOrigin::Primitive(prim),
+                &mut |s, i| {
+                    let x = s.elem(&xs, &i)?;
+                    let y = s.apply2(f, acc_view.clone(), x)?;
+                    s.write(y, &next_acc)?;
+                    s.copy(&next_view, &acc_mem)
+                },
+            )?;
         }
         if copy_out {
             let saved = (self.unroll_copies, self.copy_lanes);
@@ -283,7 +295,7 @@ fn collect_accesses(stmts: &[Stmt], buf: &str, loops: &mut Vec<String>, out: &mu
                 collect_accesses(body, buf, loops, out);
                 loops.pop();
             }
-            Stmt::Block(_, body) => collect_accesses(body, buf, loops, out),
+            Stmt::Unrolled { body, .. } => collect_accesses(body, buf, loops, out),
             _ => s.for_each_expr(&mut |target, e| {
                 let target = target.filter(|(tb, _)| *tb == buf);
                 e.for_each_load(&mut |b, idx, _| {

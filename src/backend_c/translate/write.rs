@@ -19,7 +19,7 @@ impl Lowering {
                         _ => LoopKind::Seq,
                     };
                     let hint = loop_name(&xs);
-                    self.loop_(kind, &hint, n, prim.name(), &mut |s, i| {
+                    self.loop_(kind, &hint, n, LoopOrigin::Primitive(*prim), &mut |s, i| {
                         let x = s.elem(&xs, &i)?;
                         let y = s.apply(f.clone(), x)?;
                         s.write(y, &acc.elem(i))
@@ -125,24 +125,28 @@ impl Lowering {
         } else {
             LoopKind::Seq
         };
-        self.loop_(kind, &hint, n, "copy", &mut |s, i| {
+        self.loop_(kind, &hint, n, LoopOrigin::Copy, &mut |s, i| {
             let x = s.elem(v, &i)?;
             s.write(x, &acc.elem(i))
         })
     }
 
+    /// Emits a loop over `0..extent` whose body `body` emits: a `for` loop, or for
+    /// `LoopKind::Unroll` one block per iteration. A `LoopKind::Par` loop runs in parallel when
+    /// it is not inside another parallel loop.
     pub(super) fn loop_(
         &mut self,
         kind: LoopKind,
         hint: &str,
         extent: Ix,
-        comment: &str,
+        origin: LoopOrigin,
         body: &mut dyn FnMut(&mut Lowering, Ix) -> R<()>,
     ) -> R<()> {
         if let LoopKind::Unroll = kind {
             let Some(n) = extent.as_const() else {
                 return err(format!(
-                    "`{comment}` over {} elements: unrolling needs a constant size",
+                    "`{}` over {} elements: unrolling needs a constant size",
+                    origin.name(),
                     extent.to_c()
                 ));
             };
@@ -150,13 +154,22 @@ impl Lowering {
                 self.push_block();
                 body(self, Ix::constant(c))?;
                 let stmts = self.pop_block();
-                self.emit(Stmt::Block(format!("{comment}: iteration {c}"), stmts));
+                self.emit(Stmt::Unrolled {
+                    origin,
+                    iteration: c,
+                    body: stmts,
+                });
             }
             return Ok(());
         }
         let var = self.fresh(hint);
         let i = Ix::loop_var(&var, &extent);
-        let parallel = matches!(kind, LoopKind::Par) && self.par_depth == 0;
+        let schedule = match kind {
+            LoopKind::Par if self.par_depth == 0 => Schedule::Parallel,
+            LoopKind::Par => Schedule::NestedParallel,
+            _ => Schedule::Sequential,
+        };
+        let parallel = schedule == Schedule::Parallel;
         self.push_block();
         self.loop_depth += 1;
         if parallel {
@@ -169,16 +182,11 @@ impl Lowering {
         }
         let stmts = self.pop_block();
         result?;
-        let comment = if matches!(kind, LoopKind::Par) && !parallel {
-            format!("{comment} (nested in a parallel loop: sequential)")
-        } else {
-            comment.to_string()
-        };
         self.emit(Stmt::For {
             var,
             extent,
-            parallel,
-            comment,
+            origin,
+            schedule,
             body: stmts,
         });
         Ok(())

@@ -12,11 +12,11 @@ use super::vectorize;
 use super::RuleInfo;
 use crate::core::Literal;
 use crate::eqsat::egraph::{OpVariant, RiseEGraph, RiseOp};
-use crate::eqsat::rewrite::pattern::RuleSignature;
-use crate::eqsat::rewrite::Rule;
 use crate::ir::nat::Nat;
 use crate::ir::primitive::Primitive;
-use crate::ir::types::{self, ScalarType, TypeNode};
+use crate::eqsat::rewrite::pattern::RuleSignature;
+use crate::eqsat::rewrite::Rule;
+use crate::ir::types::{self, ScalarType, Type, TypeNode};
 use egg::Id;
 
 /// What a rule needs besides its shape and parameters.
@@ -169,29 +169,11 @@ fn blocked_reduce(rule: Rule) -> Rule {
     })
 }
 
-/// vec-before-map: `f : f32 -> f32`, vectorised by the deriver.
-fn vec_before_map(rule: Rule) -> Rule {
+/// vec-before-map and its pair and triple forms: `f : arg -> f32`, vectorised by the deriver
+/// (`arg` is `f32`, `(f32, f32)` or `(f32, (f32, f32))`).
+fn vec_before_map(rule: Rule, arg: Type) -> Rule {
     let f = slot(&rule, "f");
-    let ty = types::fun(types::f32(), types::f32());
-    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
-        .deriving(vectorize::deriver("f", "fv", "w"))
-}
-
-/// vec-before-map-triple: `f : (f32, (f32, f32)) -> f32`, vectorised by the deriver.
-fn vec_before_map_triple(rule: Rule) -> Rule {
-    let f = slot(&rule, "f");
-    let ty = types::fun(
-        types::pair(types::f32(), types::pair(types::f32(), types::f32())),
-        types::f32(),
-    );
-    rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
-        .deriving(vectorize::deriver("f", "fv", "w"))
-}
-
-/// vec-before-map-pair: `f : (f32, f32) -> f32`, vectorised by the deriver.
-fn vec_before_map_pair(rule: Rule) -> Rule {
-    let f = slot(&rule, "f");
-    let ty = types::fun(types::pair(types::f32(), types::f32()), types::f32());
+    let ty = types::fun(arg, types::f32());
     rule.when(move |eg, b, _| *eg[b.expr(f)].data.ty() == ty)
         .deriving(vectorize::deriver("f", "fv", "w"))
 }
@@ -441,7 +423,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
          (f : f32 -> f32 built from add, sub, mul, div, neg, literals and f32 variables)",
         "asVector w (map f xs) =>> map fv (asVector w xs)",
         DERIVES_FV,
-        vec_before_map
+        |r| vec_before_map(r, types::f32())
     ),
     rule!(
         "vec-before-map-pair",
@@ -450,7 +432,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         "asVector w (map f xs) =>> \
          map fv (zip (asVector w (fst (unzip xs))) (asVector w (snd (unzip xs))))",
         DERIVES_FV,
-        vec_before_map_pair
+        |r| vec_before_map(r, types::pair(types::f32(), types::f32()))
     ),
     rule!(
         "vec-before-map-triple",
@@ -461,7 +443,10 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
          map fv (zip (asVector w (fst (unzip xs))) \
          (zip (asVector w (fst (unzip (snd (unzip xs))))) (asVector w (snd (unzip (snd (unzip xs)))))))",
         DERIVES_FV,
-        vec_before_map_triple
+        |r| vec_before_map(
+            r,
+            types::pair(types::f32(), types::pair(types::f32(), types::f32()))
+        )
     ),
     rule!(
         "fst-unzip-zip",

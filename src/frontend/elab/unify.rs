@@ -318,7 +318,12 @@ impl InferState {
             if nat::is_integral_given(&n, &facts) {
                 continue;
             }
-            let denom = n.terms().iter().map(|(_, c)| c.denom()).fold(1i128, lcm);
+            // Saturating: the denominator is only shown.
+            let denom = n
+                .terms()
+                .iter()
+                .map(|(_, c)| c.denom())
+                .fold(1i128, |a, b| nat::checked_lcm(a, b).unwrap_or(i128::MAX));
             let whole = nat::mul(&n, &nat::constant(nat::Rational::int(denom)));
             let message = format!("`{}` is not provably a multiple of {denom}", show(&whole));
             if !reported.insert(message.clone()) {
@@ -338,20 +343,6 @@ impl InferState {
             out.push(d);
         }
         out
-    }
-}
-
-fn lcm(a: i128, b: i128) -> i128 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        let t = x % y;
-        x = y;
-        y = t;
-    }
-    if x == 0 {
-        0
-    } else {
-        (a / x).saturating_mul(b)
     }
 }
 

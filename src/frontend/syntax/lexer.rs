@@ -68,7 +68,7 @@ impl LexError {
     }
 
     /// The error as a diagnostic against `source` (the text the span points into).
-    pub fn to_diagnostic(&self, source: &str) -> Diagnostic {
+    pub fn to_diagnostic(self, source: &str) -> Diagnostic {
         let text = source.get(self.span.range()).unwrap_or("");
         match self.kind {
             LexErrorKind::UnexpectedCharacter => {

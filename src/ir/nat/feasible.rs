@@ -5,7 +5,7 @@
 //! Atoms are taken to range over all natural numbers (opaque operations included), so "cannot"
 //! answers are sound: no assignment of the real values can do better.
 
-use super::{Monomial, Nat, NatAtom};
+use super::{checked_lcm, Monomial, Nat, NatAtom};
 
 /// The largest number of residue assignments [`can_be_whole`] tries before giving up and
 /// answering "maybe" (true).
@@ -19,7 +19,7 @@ pub fn can_be_whole(n: &Nat) -> bool {
         .terms()
         .iter()
         .map(|(_, c)| c.denom())
-        .fold(1i128, |a, b| lcm(a, b).unwrap_or(0));
+        .fold(1i128, |a, b| checked_lcm(a, b).unwrap_or(0));
     if d == 1 {
         return true;
     }
@@ -89,18 +89,6 @@ pub fn can_be_nonnegative(n: &Nat) -> bool {
         || n.terms()
             .iter()
             .any(|(m, c)| !m.factors().is_empty() && c.numer() > 0)
-}
-
-fn lcm(a: i128, b: i128) -> Option<i128> {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    if x == 0 {
-        Some(0)
-    } else {
-        (a / x).checked_mul(b)
-    }
 }
 
 #[cfg(test)]

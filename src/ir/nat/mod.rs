@@ -16,7 +16,7 @@ mod feasible;
 mod rational;
 
 pub use feasible::{can_be_nonnegative, can_be_whole, is_nonnegative};
-pub use rational::Rational;
+pub use rational::{checked_lcm, Rational};
 
 use crate::ir::intern::{self, Table};
 use hashconsing::HConsed;

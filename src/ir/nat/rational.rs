@@ -4,6 +4,7 @@
 //! `m`. Arithmetic is checked: every operation returns `None` on overflow and callers fall back to
 //! an opaque representation instead of panicking.
 
+use num_integer::Integer;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -14,15 +15,12 @@ pub struct Rational {
     den: i128,
 }
 
-fn gcd(mut a: i128, mut b: i128) -> i128 {
-    a = a.abs();
-    b = b.abs();
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
+/// The least common multiple of `a` and `b` (0 when either is 0), `None` on overflow.
+pub fn checked_lcm(a: i128, b: i128) -> Option<i128> {
+    match a.gcd(&b) {
+        0 => Some(0),
+        g => (a / g).checked_mul(b).and_then(i128::checked_abs),
     }
-    a
 }
 
 impl Rational {
@@ -41,7 +39,7 @@ impl Rational {
         if den == 0 {
             return None;
         }
-        let g = gcd(num, den).max(1);
+        let g = num.gcd(&den).max(1);
         let (mut num, mut den) = (num / g, den / g);
         if den < 0 {
             num = num.checked_neg()?;
@@ -136,6 +134,14 @@ impl fmt::Display for Rational {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_lcm_is_none_on_overflow() {
+        assert_eq!(checked_lcm(4, 6), Some(12));
+        assert_eq!(checked_lcm(0, 6), Some(0));
+        assert_eq!(checked_lcm(1, 1), Some(1));
+        assert_eq!(checked_lcm(i128::MAX, i128::MAX - 1), None);
+    }
 
     #[test]
     fn reduces_and_normalises_sign() {
