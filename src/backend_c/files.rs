@@ -2,6 +2,7 @@
 
 use super::{emit_c, CProgram, CodegenOptions};
 use crate::core::TypedProgram;
+use crate::support::output::write_all_atomically;
 use std::path::Path;
 
 /// The header path that goes with a source path: `dir/out.c` → `dir/out.h`.
@@ -86,10 +87,8 @@ pub fn compile_to_files(
     match output {
         Some(path) => {
             let header = header_path(path);
-            std::fs::write(path, &c.source)
-                .map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))?;
-            std::fs::write(&header, &c.header)
-                .map_err(|e| format!("error: cannot write `{}`: {e}", header.display()))?;
+            write_all_atomically(&[(path, &c.source), (&header, &c.header)])
+                .map_err(|e| e.to_string())?;
             let msg = format!(
                 "wrote {} and {}: {};\n",
                 path.display(),

@@ -59,7 +59,8 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             };
             let stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), total);
             let text = crate::eqsat::stats::to_json(&stats);
-            if let Err(e) = crate::eqsat::stats::write_atomically(std::path::Path::new(path), &text)
+            if let Err(e) =
+                crate::support::output::write_atomically(std::path::Path::new(path), &text)
             {
                 eprintln!("{e}");
                 return false;
@@ -103,12 +104,12 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             }
             match &job.output {
                 Some(path) => {
-                    match crate::eqsat::stats::write_atomically(
+                    match crate::support::output::write_atomically(
                         std::path::Path::new(path),
                         &done.source,
                     ) {
                         Ok(()) => ExitCode::SUCCESS,
-                        Err(e) => fail(&e),
+                        Err(e) => fail(&e.to_string()),
                     }
                 }
                 None => {

@@ -20,12 +20,13 @@ pub fn prove(
 ) -> Result<ProveOutput, String> {
     if let Some(path) = stats {
         // Fail before a long search rather than after it.
-        crate::eqsat::stats::check_writable(std::path::Path::new(path))?;
+        crate::support::output::check_writable(std::path::Path::new(path))
+            .map_err(|e| e.to_string())?;
     }
     let outcome = crate::eqsat::prove::prove(start, goal, options)?;
     let text = outcome.summary();
     if let Some(path) = stats {
-        crate::eqsat::stats::write_atomically(
+        crate::support::output::write_atomically(
             std::path::Path::new(path),
             &crate::eqsat::stats::to_json(&outcome.stats()),
         )

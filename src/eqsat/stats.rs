@@ -48,8 +48,6 @@
 
 use crate::eqsat::runner::{Limits, StopReason};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use std::io::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
 /// Rewrites per rule, in a fixed order (the order the rules were given); written as a JSON
@@ -320,57 +318,6 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
     text
 }
 
-/// Checks, before a search, that `path` can later be written: its folder exists and it is not
-/// a folder itself.
-pub fn check_writable(path: &Path) -> Result<(), String> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(format!(
-            "error: cannot write `{}`: the folder `{}` does not exist",
-            path.display(),
-            dir.display()
-        ));
-    }
-    if path.is_dir() {
-        return Err(format!(
-            "error: cannot write `{}`: it is a folder",
-            path.display()
-        ));
-    }
-    Ok(())
-}
-
-/// Writes `contents` to `path` atomically: into a temporary file beside it, then renamed over
-/// it. On failure the temporary file is removed and `path` is left as it was.
-pub fn write_atomically(path: &Path, contents: &str) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("error: cannot write `{}`: {e}", path.display());
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("error: cannot write `{}`: not a file name", path.display()))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
-        file.write_all(contents.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,27 +459,5 @@ mod tests {
         assert!(s.step_line().starts_with(
             "step split        NOT found in 2 iterations, 14 e-nodes, 13 e-classes, 7 rewrites, 8.0 ms"
         ));
-    }
-
-    #[test]
-    fn atomic_write_replaces_and_cleans_up() {
-        let dir = std::env::temp_dir().join(format!("risec-stats-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("stats.json");
-        write_atomically(&path, "{}").unwrap();
-        write_atomically(&path, "{\"a\": 1}").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 1}");
-        // A folder in the way: the write fails and leaves no temporary file behind.
-        let blocked = dir.join("blocked");
-        std::fs::create_dir_all(blocked.join("inner")).unwrap();
-        assert!(write_atomically(&blocked, "{}").is_err());
-        assert!(check_writable(&blocked).is_err());
-        assert!(check_writable(&dir.join("missing/stats.json")).is_err());
-        let left: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(left.len(), 2, "{left:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
