@@ -90,7 +90,7 @@ pub use crate::core::TypedProgram;
 pub use crate::diagnostics::{Diagnostic, SourceFile};
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};
-pub use crate::pipeline::{OptimizeError, Optimized};
+pub use crate::pipeline::Optimized;
 pub use crate::sketch::guided::{NotFound, SearchOptions};
 pub use crate::sketch::resolve::{GuideStep, SketchError};
 
@@ -135,17 +135,6 @@ impl Error {
     }
 }
 
-impl From<OptimizeError> for Error {
-    fn from(e: OptimizeError) -> Error {
-        match e {
-            OptimizeError::Program(e) => Error::Program(e),
-            OptimizeError::Sketch(e) => Error::Sketch(e),
-            OptimizeError::NotFound(e) => Error::NotFound(e),
-            OptimizeError::Internal(e) => Error::Internal(e),
-        }
-    }
-}
-
 /// Reads, parses and type-checks the `.rise` file at `path`; the entry point is the definition
 /// named `entry`, or the file's last one.
 pub fn load_program(path: impl AsRef<Path>, entry: Option<&str>) -> Result<TypedProgram, Error> {
@@ -174,12 +163,7 @@ pub fn optimize(
     steps: &[GuideStep],
     options: &SearchOptions,
 ) -> Result<Optimized, Error> {
-    Ok(pipeline::optimize_program(
-        program,
-        steps,
-        options,
-        &mut |_| {},
-    )?)
+    pipeline::optimize_program(program, steps, options, &mut |_| {})
 }
 
 /// Compiles a low-level program (the result of `optimize`, or a program written with

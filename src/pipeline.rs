@@ -9,9 +9,10 @@ use crate::core::print::{
 };
 use crate::core::TypedProgram;
 use crate::eqsat::stats::SearchStats;
-use crate::frontend::load::{compile_file, LoadError};
-use crate::sketch::guided::{self, NotFound, Progress, SearchOptions};
-use crate::sketch::resolve::{self, SketchError};
+use crate::frontend::load::compile_file;
+use crate::Error;
+use crate::sketch::guided::{self, Progress, SearchOptions};
+use crate::sketch::resolve;
 use std::path::Path;
 
 /// A successful optimisation.
@@ -27,23 +28,6 @@ pub struct Optimized {
     pub facts: Vec<String>,
 }
 
-/// Why the main job failed. `Display` gives the message `risec` prints.
-#[derive(Debug, thiserror::Error)]
-pub enum OptimizeError {
-    /// The program file did not load (exit status 1).
-    #[error(transparent)]
-    Program(#[from] LoadError),
-    /// The sketch file did not load (exit status 1).
-    #[error(transparent)]
-    Sketch(#[from] SketchError),
-    /// A step's sketch was never satisfied (exit status 2).
-    #[error("{}", .0.message().trim_end())]
-    NotFound(NotFound),
-    /// A bug in risec: the optimised program lost the program's type (exit status 1).
-    #[error("error: internal compiler error: {0}")]
-    Internal(String),
-}
-
 /// Runs the main job on files; `progress` sees every iteration of every step.
 pub fn optimize(
     program_path: &str,
@@ -51,7 +35,7 @@ pub fn optimize(
     entry: Option<&str>,
     options: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<Optimized, OptimizeError> {
+) -> Result<Optimized, Error> {
     let program = compile_file(program_path, entry)?;
     let steps = resolve::load(Path::new(sketch_path), &program)?;
     optimize_program(&program, &steps, options, progress)
@@ -63,12 +47,12 @@ pub fn optimize_program(
     steps: &[resolve::GuideStep],
     options: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<Optimized, OptimizeError> {
+) -> Result<Optimized, Error> {
     let outcome =
-        guided::run(program, steps, options, progress).map_err(OptimizeError::NotFound)?;
+        guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
     let lowered = crate::lowlevel::lower(&outcome.program);
     if lowered.term.ty != program.term.ty {
-        return Err(OptimizeError::Internal(format!(
+        return Err(Error::Internal(format!(
             "the optimised program has type {}, not {}",
             program_type_to_source(&lowered),
             program_type_to_source(program)

@@ -143,44 +143,7 @@ pub(super) enum Command {
     },
     /// Benchmark matrix-multiplication versions against the hand-written C baselines and
     /// OpenBLAS: compile (cc), verify against the naive C baseline, time, print a table.
-    Bench {
-        /// The program the sketches optimise (e.g. `examples/matmul.rise`).
-        program: Option<String>,
-        /// A sketch file; the version it gives is named after the file (repeatable).
-        #[arg(long = "sketch", value_name = "FILE.sk")]
-        sketches: Vec<String>,
-        /// A version: `NAME=FILE.rise`, a low-level `def matmul {m n k : nat} (a : m.k.f32)
-        /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
-        #[arg(long = "version", value_name = "NAME=FILE.rise")]
-        versions: Vec<String>,
-        /// The sizes, e.g. `m=1024,n=1024,k=1024`.
-        #[arg(long, default_value = "m=1024,n=1024,k=1024")]
-        size: String,
-        /// OpenMP thread counts, e.g. `1,2`.
-        #[arg(long, default_value = "1", value_delimiter = ',')]
-        threads: Vec<u32>,
-        /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
-        /// slower than 2 s, the naive loop at large sizes, is timed once; the thread counts run in one
-        /// process on one reference result).
-        #[arg(long, default_value_t = 7)]
-        rounds: u32,
-        /// Draw GFLOP/s bars to this SVG file.
-        #[arg(long, value_name = "OUT.svg")]
-        plot: Option<String>,
-        /// Write the results as CSV to this file.
-        #[arg(long, value_name = "OUT.csv")]
-        csv: Option<String>,
-        /// Keep the generated C and the driver in this directory.
-        #[arg(long, value_name = "DIR")]
-        keep: Option<String>,
-        /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
-        #[arg(long, conflicts_with = "baselines")]
-        no_baselines: bool,
-        /// Run only these baselines besides the naive one: names of the TVM baselines
-        /// (`parallel`, `cache-blocks`, …) and `openblas`, comma-separated [default: all].
-        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-        baselines: Option<Vec<String>>,
-    },
+    Bench(super::bench::BenchArgs),
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
     /// List the cost models a sketch step may name (`cost = …`).

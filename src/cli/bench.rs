@@ -4,29 +4,44 @@
 use crate::bench::harness::BASELINES;
 use crate::bench::{BenchOptions, Version};
 
-/// The arguments of `risec bench`.
-#[derive(Clone, Debug)]
+/// The arguments of `risec bench` (clap reads them from the command line).
+#[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
-    /// The program the sketches optimise (`examples/matmul.rise`).
+    /// The program the sketches optimise (e.g. `examples/matmul.rise`).
     pub program: Option<String>,
-    /// Sketch files: each gives the version named after the file (`parallel.sk` → `parallel`).
+    /// A sketch file; the version it gives is named after the file (repeatable).
+    #[arg(long = "sketch", value_name = "FILE.sk")]
     pub sketches: Vec<String>,
-    /// `NAME=FILE.rise` items.
+    /// A version: `NAME=FILE.rise`, a low-level `def matmul {m n k : nat} (a : m.k.f32)
+    /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
+    #[arg(long = "version", value_name = "NAME=FILE.rise")]
     pub versions: Vec<String>,
-    /// `m=…,n=…,k=…`.
+    /// The sizes, e.g. `m=1024,n=1024,k=1024`.
+    #[arg(long, default_value = "m=1024,n=1024,k=1024")]
     pub size: String,
-    /// Thread counts.
+    /// OpenMP thread counts, e.g. `1,2`.
+    #[arg(long, default_value = "1", value_delimiter = ',')]
     pub threads: Vec<u32>,
-    /// Timed rounds.
+    /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
+    /// slower than 2 s, the naive loop at large sizes, is timed once; the thread counts run in one
+    /// process on one reference result).
+    #[arg(long, default_value_t = 7)]
     pub rounds: u32,
-    /// SVG output.
+    /// Draw GFLOP/s bars to this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
     pub plot: Option<String>,
-    /// CSV output.
+    /// Write the results as CSV to this file.
+    #[arg(long, value_name = "OUT.csv")]
     pub csv: Option<String>,
-    /// Directory to keep the generated C in.
+    /// Keep the generated C and the driver in this directory.
+    #[arg(long, value_name = "DIR")]
     pub keep: Option<String>,
-    /// The baselines to run besides the naive one (TVM baseline names and `openblas`);
-    /// `None`: all.
+    /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
+    #[arg(long, conflicts_with = "baselines")]
+    pub no_baselines: bool,
+    /// Run only these baselines besides the naive one: names of the TVM baselines
+    /// (`parallel`, `cache-blocks`, …) and `openblas`, comma-separated [default: all].
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub baselines: Option<Vec<String>>,
 }
 
@@ -139,7 +154,11 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         sizes,
         threads: args.threads.clone(),
         rounds: args.rounds.max(1),
-        baselines: baseline_selection(args.baselines.as_deref())?,
+        baselines: if args.no_baselines {
+            Vec::new()
+        } else {
+            baseline_selection(args.baselines.as_deref())?
+        },
         work_dir: args.keep.as_ref().map(std::path::PathBuf::from),
     };
     let report = crate::bench::run(&versions, &options, &mut |line| eprintln!("{line}"))?;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 /// Runs `risec PROGRAM.rise --sketch FILE.sk …` and returns its exit status.
 pub(super) fn main_job(job: MainJob) -> ExitCode {
     use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
-    use crate::pipeline::{optimize, OptimizeError};
+    use crate::pipeline::optimize;
     let fail = |msg: &str| {
         eprintln!("{}", msg.trim_end_matches('\n'));
         ExitCode::from(1)
@@ -118,7 +118,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                 }
             }
         }
-        Err(OptimizeError::NotFound(nf)) => {
+        Err(crate::Error::NotFound(nf)) => {
             write_stats(&nf.steps, &[]);
             eprint!("{}", nf.message());
             ExitCode::from(2)

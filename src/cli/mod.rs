@@ -87,35 +87,7 @@ fn run(command: Command) -> ExitCode {
         Command::Print { file, entry } => print(&file, entry.as_deref()).map(ok),
         Command::Rules => Ok(ok(rules())),
         Command::Costs => Ok(ok(costs())),
-        Command::Bench {
-            program,
-            sketches,
-            versions,
-            size,
-            threads,
-            rounds,
-            plot,
-            csv,
-            keep,
-            no_baselines,
-            baselines,
-        } => bench(&BenchArgs {
-            program,
-            sketches,
-            versions,
-            size,
-            threads,
-            rounds,
-            plot,
-            csv,
-            keep,
-            baselines: if no_baselines {
-                Some(Vec::new())
-            } else {
-                baselines
-            },
-        })
-        .map(ok),
+        Command::Bench(args) => bench(&args).map(ok),
         Command::EmitC {
             file,
             output,
