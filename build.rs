@@ -1,4 +1,4 @@
-//! Generates the parser from `grammar/rise.lalrpop` with LALRPOP at build time, records the
+//! Generates the parsers of `grammar/*.lalrpop` with LALRPOP at build time, records the
 //! target triple (risec drives the C compiler through the `cc` crate at run time), and compiles
 //! the kernels of the criterion benchmark `benches/matmul.rs`: the generated versions in
 //! `codegen/generated/` and the hand-written baselines in `codegen/baselines/`.

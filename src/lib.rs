@@ -7,10 +7,11 @@
 //!
 //! ```text
 //! .rise ─ frontend (syntax: logos + LALRPOP; elab: De Bruijn, type inference) ─▶ core::TypedProgram
-//!   ─ sketch (a .sk file → guide steps) ─┐
-//!   ─ pipeline: per guide step, eqsat (e-graph, rules, runner) grown until the step's sketch is
-//!     satisfied, then sketch-constrained extraction ─▶ high-level Rise
+//!   ─ sketch::resolve (a .sk file → guide steps)
+//!   ─ sketch::guided: per guide step, an eqsat e-graph (egraph, rules, runner) grown until the
+//!     step's sketch is satisfied, then sketch-constrained extraction ─▶ high-level Rise
 //!   ─ lowlevel (map → mapSeq where written, reduce → reduceSeq, lets hoisted) ─▶ low-level Rise
+//!   (pipeline runs these three under one time budget and checks the result's type)
 //!   ─ backend_c (views, acceptors, loops) ─▶ C with OpenMP and vector extensions
 //!   ─ bench (cc, verify against the naive loop, time against baselines)
 //! ```
@@ -20,8 +21,9 @@
 //!
 //! # The library API
 //!
-//! Five calls cover the main job: [`load_program`] (or [`parse_program`] for text you hold),
-//! [`load_sketch`], [`optimize`], and [`emit_c`]. Every failure is an [`Error`] a caller can
+//! Five calls cover the main job: [`load_program`] reads a program file, [`parse_program`]
+//! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps, [`optimize`]
+//! runs them and lowers the result, [`emit_c`] generates C. Every failure is an [`Error`] a caller can
 //! match on; its `Display` is the message the `risec` command prints (file:line:col, the source
 //! line underlined).
 //!
@@ -53,7 +55,7 @@
 //! | `backend_c` | low-level Rise → C (`translate`, `view`, `c_ast`, `function`, `files`) |
 //! | `bench` | compile, verify and time kernels against baselines |
 //! | `cli` | the `risec` command line, one file per subcommand |
-//! | `diagnostics`, `support` | error rendering; stack growth, units |
+//! | `diagnostics`, `support` | error rendering; stack growth, units, atomic output files |
 
 #![warn(missing_docs)]
 

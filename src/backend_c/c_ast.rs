@@ -1,6 +1,6 @@
 //! A small C syntax tree for generated kernels: pure expressions, statements, and their printing.
 //!
-//! Keeping statements as a tree (rather than text) lets the lowering inspect what it generated,
+//! Keeping statements as a tree (rather than text) lets the translation inspect what it generated,
 //! e.g. to prove that a reduction may update its accumulator in place.
 
 use super::ix::Ix;

@@ -1,9 +1,9 @@
-//! The C function around a lowered body: signature (sizes, output, inputs), size checks,
+//! The C function around a translated body: signature (sizes, output, inputs), size checks,
 //! heap temporaries (kept between calls and reused), vector helpers, and the header.
 
 use super::c_ast::{print_stmts, scalar_c_name, CExpr, CType};
 use super::ix::Ix;
-use super::translate::{Lowering, SizeBinding};
+use super::translate::{Translator, SizeBinding};
 use super::view::{Acc, Val, ValKind, View};
 use super::{CProgram, CodegenError, CodegenOptions};
 use crate::core::print::program_nat_to_source;
@@ -128,7 +128,7 @@ const BACKEND_NAMES: &[&str] = &["rise_kept", "main", "l_", "v_"];
 ///   `main`, `l_`, `v_`.
 ///
 /// Names the function itself introduces (`out`, the parameters, `f_temps`, …) are kept apart by
-/// [`c_identifier`]'s `taken`, and fresh locals by the lowering's name set.
+/// [`c_identifier`]'s `taken`, and fresh locals by the translator's name set.
 pub fn is_safe_c_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -230,7 +230,7 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
         param_names.push(n);
     }
 
-    let mut low = Lowering::new(bindings.clone(), &reserved);
+    let mut low = Translator::new(bindings.clone(), &reserved);
     low.facts = program.facts.clone();
     // Parameters as values.
     let mut env: Vec<Val<'_>> = Vec::new();
@@ -245,7 +245,7 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
                 });
             }
             TypeNode::Array(..) => {
-                let s = Lowering::base_scalar(ty).map_err(|e| {
+                let s = Translator::base_scalar(ty).map_err(|e| {
                     CodegenError::new(format!("parameter `{name}`: {}", e.message))
                 })?;
                 low.scalars(ty).map_err(|e| {
@@ -269,7 +269,7 @@ pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram
         }
     }
     let out_scalar = match result_ty.get() {
-        TypeNode::Scalar(_) | TypeNode::Array(..) => Lowering::base_scalar(&result_ty)?,
+        TypeNode::Scalar(_) | TypeNode::Array(..) => Translator::base_scalar(&result_ty)?,
         _ => {
             return Err(CodegenError::new(format!(
             "the result has type {result_ty}: only scalars and arrays of scalars can be returned"
@@ -480,7 +480,7 @@ fn check_sizes(program: &TypedProgram, values: &[u64]) -> Result<(), CodegenErro
 
 /// A fact `N/d` (a nat with rational coefficients) as `numerator % denominator == 0`.
 fn fact_check(
-    low: &Lowering,
+    low: &Translator,
     program: &TypedProgram,
     fact: &crate::ir::nat::Nat,
 ) -> Result<(Ix, i64, String), CodegenError> {

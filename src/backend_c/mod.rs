@@ -84,7 +84,7 @@ pub struct CProgram {
     pub signature: String,
 }
 
-/// A term the backend cannot lower, with the reason.
+/// A term the backend cannot translate to C, with the reason.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("cannot generate C: {message}")]
 pub struct CodegenError {

@@ -1,4 +1,4 @@
-//! What a Rise expression becomes during lowering: a read *view* (index arithmetic, no code), a
+//! What a Rise expression becomes during translation: a read *view* (index arithmetic, no code), a
 //! *deferred* computation (code emitted where it is consumed), a function, or a pure C
 //! expression; and *acceptors*, the write-side counterpart of views.
 //!
@@ -16,10 +16,10 @@ use crate::ir::primitive::Primitive;
 use crate::ir::types::Type;
 use std::rc::Rc;
 
-/// The lowering environment: values of the enclosing lambdas, innermost last.
+/// The translation environment: values of the enclosing lambdas, innermost last.
 pub type Env<'a> = Rc<Vec<Val<'a>>>;
 
-/// A value during lowering, with its Rise type.
+/// A value during translation, with its Rise type.
 #[derive(Clone)]
 pub struct Val<'a> {
     /// The Rise type (in the program's size context).
@@ -218,7 +218,7 @@ pub enum Deferred<'a> {
         inner: Val<'a>,
     },
     /// The placeholder argument used to find out whether a function only rearranges its
-    /// argument (see `Lowering::layout_function`); never written or read.
+    /// argument (see `Translator::layout_function`); never written or read.
     Slot,
 }
 

@@ -3,8 +3,9 @@
 //! (the naive loop, the seven TVM schedule steps, OpenBLAS when installed).
 //!
 //! A version is just a name and a [`TypedProgram`] of the shape
-//! `def NAME {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.n.f32` (`risec bench --version
-//! NAME=FILE.rise`; sketches will produce such programs the same way).
+//! `def NAME {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.n.f32`: read from a low-level file
+//! (`risec bench --version NAME=FILE.rise`) or produced by the pipeline from a sketch file
+//! (`--sketch FILE.sk`).
 
 pub mod harness;
 pub mod report;

@@ -1,5 +1,6 @@
 //! The `risec` command line: its arguments (`args`), the main job (`compile`), and one file
-//! per subcommand. All user-facing text lives here; the subcommands are also library functions
+//! per subcommand: options, usage errors, progress lines and exit statuses live here (the stages
+//! format their own reports, such as a failed step's message); the subcommands are also functions
 //! returning their output text, so that tests can run them without spawning processes (errors
 //! are fully rendered messages).
 //!

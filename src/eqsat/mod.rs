@@ -1,7 +1,8 @@
 //! Equality saturation for typed Rise: the e-graph ([`egraph`]), rules written with names and
 //! their typed instantiation ([`rewrite`]), the rule library validated against the interpreter
 //! ([`rules`]), the saturation loop with its limits ([`runner`]), its statistics ([`stats`]),
-//! and `risec prove` ([`prove`]).
+//! and `risec prove`'s search ([`prove`]). With tests or the `testkit` feature, `growth` holds
+//! the workloads that measure the e-graph's growth.
 
 pub mod egraph;
 #[cfg(any(test, feature = "testkit"))]

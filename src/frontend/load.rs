@@ -1,6 +1,6 @@
 //! The front of the pipeline as one call: source text → parsed → elaborated typed program.
 //!
-//! Used by the command-line interface and by tests; errors come back as diagnostics together
+//! Used by the library API, the command line and tests; errors come back as diagnostics together
 //! with the source they refer to, ready to render.
 
 use crate::core::TypedProgram;

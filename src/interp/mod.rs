@@ -11,7 +11,9 @@
 //! `generate`, the lane count of `vectorFromScalar`, the row count of `transpose` on an empty
 //! array) come from the primitive node's type, evaluated in the nat environment of the node.
 //!
-//! [`random`] generates data values of a type and sizes for a program, for property testing.
+//! [`random`] generates data values of a type and sizes for a program, for property testing;
+//! [`json`] reads and writes values as JSON (`risec eval --inputs`, `--output json`); [`memory`]
+//! bounds the interpreter's memory.
 
 mod eval;
 pub mod json;

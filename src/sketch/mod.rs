@@ -9,6 +9,9 @@
 //! * [`extract`]: satisfaction on an e-graph and sketch-constrained extraction of the cheapest
 //!   satisfying term, bottom-up and memoised per (sketch node, e-class).
 //! * [`cost`]: the cost models a step may name.
+//! * [`guided`]: the guided search (Listing 3 of the paper): per guide step, a fresh e-graph
+//!   grown until the step's sketch is satisfied, then the cheapest satisfying term extracted.
+//! * `expand`: sketch definitions applied to their arguments (used by [`resolve`]).
 //!
 //! ```
 //! use risec::sketch::{parser::parse_sketch, Sketch};

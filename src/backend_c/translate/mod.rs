@@ -87,8 +87,8 @@ pub struct HeapTemp {
     pub len: Ix,
 }
 
-/// The state of one function's lowering.
-pub struct Lowering {
+/// The state of one function's translation to C.
+pub struct Translator {
     /// Size parameters, outermost first (nat index 0 is the last).
     pub sizes: Vec<SizeBinding>,
     /// The program's divisibility facts: a size with a fractional coefficient (`m/32`) is
@@ -110,19 +110,19 @@ pub struct Lowering {
     par_depth: usize,
 }
 
-/// The loop a primitive asks for; [`Lowering::loop_`] decides the C loop's [`Schedule`].
+/// The loop a primitive asks for; [`Translator::loop_`] decides the C loop's [`Schedule`].
 enum LoopKind {
     Seq,
     Par,
     Unroll,
 }
 
-impl Lowering {
-    /// A lowering with these sizes; `reserved` names (parameters, the output, the function's
+impl Translator {
+    /// A translator with these sizes; `reserved` names (parameters, the output, the function's
     /// names) are never generated, nor names that are not safe in C
     /// ([`super::function::is_safe_c_name`]).
-    pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Lowering {
-        Lowering {
+    pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Translator {
+        Translator {
             sizes,
             facts: Vec::new(),
             blocks: vec![Vec::new()],
@@ -289,7 +289,7 @@ impl Lowering {
     pub fn base_scalar(ty: &Type) -> R<ScalarType> {
         match ty.get() {
             TypeNode::Scalar(s) => Ok(*s),
-            TypeNode::Vector(_, t) | TypeNode::Array(_, t) => Lowering::base_scalar(t),
+            TypeNode::Vector(_, t) | TypeNode::Array(_, t) => Translator::base_scalar(t),
             _ => err(format!("values of type {ty} cannot be stored in memory")),
         }
     }
@@ -526,7 +526,7 @@ impl Lowering {
     /// The size in bytes of a value of type `ty`, when it is a constant.
     fn constant_bytes(&self, ty: &Type) -> Option<i64> {
         let n = self.scalars(ty).ok()?.as_const()?;
-        Some(n * scalar_bytes(Lowering::base_scalar(ty).ok()?))
+        Some(n * scalar_bytes(Translator::base_scalar(ty).ok()?))
     }
 
     fn is_value_type(&self, ty: &Type) -> bool {
@@ -537,7 +537,7 @@ impl Lowering {
     /// constant, else a heap buffer allocated once per call (not possible inside `mapPar`).
     fn alloc_temp(&mut self, ty: &Type, hint: &str) -> R<(String, bool)> {
         let len = self.scalars(ty)?;
-        let scalar = Lowering::base_scalar(ty)?;
+        let scalar = Translator::base_scalar(ty)?;
         let name = self.fresh(hint);
         let bytes = len.as_const().map(|l| l * scalar_bytes(scalar));
         if let (Some(l), Some(b)) = (len.as_const(), bytes) {

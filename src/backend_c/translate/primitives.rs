@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lowering {
+impl Translator {
     pub(super) fn apply_prim<'a>(
         &mut self,
         prim: Primitive,
@@ -230,7 +230,7 @@ impl Lowering {
     }
 }
 
-impl Lowering {
+impl Translator {
     /// The vector of type `vt` with `s` in every lane: `(f32x8){s, s, …}`, which C compilers
     /// turn into one broadcast instruction; `s` is named first unless it is a variable or a
     /// constant, so that it is computed (or loaded) once.

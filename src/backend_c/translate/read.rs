@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Lowering {
+impl Translator {
     // ---- reading ---------------------------------------------------------------------------
 
     /// Element `i` of an array value.

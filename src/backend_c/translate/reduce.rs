@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lowering {
+impl Translator {
     // ---- reductions ------------------------------------------------------------------------
 
     pub(super) fn reduce_scalar<'a>(

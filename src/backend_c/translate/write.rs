@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lowering {
+impl Translator {
     // ---- writing ---------------------------------------------------------------------------
 
     /// Emits the statements that write `v` into `acc`.
@@ -140,7 +140,7 @@ impl Lowering {
         hint: &str,
         extent: Ix,
         origin: LoopOrigin,
-        body: &mut dyn FnMut(&mut Lowering, Ix) -> R<()>,
+        body: &mut dyn FnMut(&mut Translator, Ix) -> R<()>,
     ) -> R<()> {
         if let LoopKind::Unroll = kind {
             let Some(n) = extent.as_const() else {
@@ -255,7 +255,7 @@ impl Lowering {
 
 /// The memory region an acceptor writes when it is plain memory indexed by array levels only:
 /// buffer, offset, type of the region, aligned base.
-pub(super) fn mem_region(acc: &Acc, low: &Lowering) -> R<Option<(String, Ix, Type, bool)>> {
+pub(super) fn mem_region(acc: &Acc, low: &Translator) -> R<Option<(String, Ix, Type, bool)>> {
     let AccNode::Mem {
         buf,
         ty,
@@ -291,7 +291,7 @@ pub(super) enum Resolved {
 
 /// Where each lane of the vector at acceptor `acc` is stored, for a layout that addresses the
 /// lanes one by one (`asScalar`). Shared by stores and by reads of what was stored.
-pub(super) fn resolve_lanes(acc: &Acc, lanes: u64, low: &Lowering) -> R<Vec<Resolved>> {
+pub(super) fn resolve_lanes(acc: &Acc, lanes: u64, low: &Translator) -> R<Vec<Resolved>> {
     (0..lanes)
         .map(|l| {
             let lane_acc = acc.elem(Ix::constant(l as i64));
@@ -323,7 +323,7 @@ pub(super) fn consecutive_in_memory(places: &[Resolved]) -> Option<(String, Ix, 
 
 /// Where the element at `path` of an acceptor is stored; `None` when a layout needs lanes the
 /// path does not give.
-pub(super) fn resolve(node: &AccNode, path: &[Ix], low: &Lowering) -> R<Option<Resolved>> {
+pub(super) fn resolve(node: &AccNode, path: &[Ix], low: &Translator) -> R<Option<Resolved>> {
     match node {
         AccNode::Mem {
             buf,
