@@ -89,59 +89,23 @@ pub mod cli;
 
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;
-pub use crate::diagnostics::{Diagnostic, SourceFile};
+pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
+pub use crate::eqsat::runner::{Limits, StopReason};
+mod error;
+
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};
 pub use crate::pipeline::Optimized;
 pub use crate::sketch::guided::{NotFound, SearchOptions};
 pub use crate::sketch::resolve::{GuideStep, SketchError};
+pub use error::Error;
 
 use std::path::Path;
-
-/// Any failure of the library API. `Display` gives the message `risec` prints.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// A program file could not be read, parsed or type-checked.
-    #[error(transparent)]
-    Program(#[from] LoadError),
-    /// A sketch file could not be read, parsed or resolved against the program.
-    #[error(transparent)]
-    Sketch(#[from] SketchError),
-    /// A guide step's sketch was not satisfied within its limits; says how close it came.
-    #[error("{}", .0.message().trim_end())]
-    NotFound(NotFound),
-    /// The C backend cannot compile the program (it is not low-level, or uses something the
-    /// backend does not support).
-    #[error(transparent)]
-    Codegen(#[from] CodegenError),
-    /// A bug in risec.
-    #[error("error: internal compiler error: {0}")]
-    Internal(String),
-}
-
-impl Error {
-    /// The diagnostics into source files this error carries (empty for errors that point into
-    /// no file, such as a search that was not satisfied).
-    pub fn diagnostics(&self) -> Vec<(&SourceFile, &Diagnostic)> {
-        match self {
-            Error::Program(LoadError::Invalid(e)) => {
-                e.diagnostics.iter().map(|d| (&e.file, d)).collect()
-            }
-            Error::Sketch(e) => e
-                .diagnostics
-                .iter()
-                .flat_map(|(f, ds)| ds.iter().map(move |d| (f, d)))
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-}
 
 /// Reads, parses and type-checks the `.rise` file at `path`; the entry point is the definition
 /// named `entry`, or the file's last one.
 pub fn load_program(path: impl AsRef<Path>, entry: Option<&str>) -> Result<TypedProgram, Error> {
-    let path = path.as_ref().to_string_lossy();
-    Ok(frontend::load::compile_file(&path, entry)?)
+    Ok(frontend::load::compile_file(path, entry)?)
 }
 
 /// Parses and type-checks program text held in memory (the file's name is used in messages).

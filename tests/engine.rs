@@ -5,7 +5,8 @@
 use risec::eqsat::egraph::{self, RiseEGraph};
 use risec::eqsat::growth::{chain_problem, GOALS};
 use risec::eqsat::rewrite::Assumptions;
-use risec::eqsat::runner::{self, resident_memory, Limits, StopReason};
+use risec::eqsat::runner::{self, Limits, StopReason};
+use risec::support::memory::resident_memory;
 use std::time::Duration;
 
 fn iterations(n: usize) -> Limits {

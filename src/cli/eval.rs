@@ -206,12 +206,6 @@ fn sizes_innermost_first(sizes: &[u64]) -> Vec<u64> {
     sizes.iter().rev().copied().collect()
 }
 
-/// Parses `m=4,n=3` into values for the program's size parameters, in declaration order; every
-/// size must be given.
-pub fn parse_sizes(p: &TypedProgram, text: &str) -> Result<Vec<u64>, String> {
-    require_all(p, parse_size_args(p, text)?)
-}
-
 /// Parses `m=4,n=3` into values for some of the program's size parameters, in declaration
 /// order.
 fn parse_size_args(p: &TypedProgram, text: &str) -> Result<Vec<Option<u64>>, String> {

@@ -1,14 +1,17 @@
 //! The `risec` command line: its arguments (`args`), the main job (`compile`), and one file
 //! per subcommand: options, usage errors, progress lines and exit statuses live here (the stages
 //! format their own reports, such as a failed step's message); the subcommands are also functions
-//! returning their output text, so that tests can run them without spawning processes (errors
-//! are fully rendered messages).
+//! returning their output text (errors fully rendered), public with the `testkit` feature so
+//! that tests can run them without spawning processes. The library's users get [`main`] only.
 //!
 //! Exit status: 0 on success, 1 on any error (usage errors included), and 2 when a sketch or
 //! `risec prove`'s goal was not reached.
 
 mod args;
+#[cfg(feature = "testkit")]
 pub mod bench;
+#[cfg(not(feature = "testkit"))]
+mod bench;
 mod check;
 mod compile;
 mod emit_c;
@@ -17,13 +20,26 @@ mod print;
 mod prove;
 mod rules;
 
-pub use bench::{bench, BenchArgs};
-pub use check::{check, fact_to_source};
-pub use emit_c::emit_c;
-pub use eval::{eval, parse_sizes, EvalOptions, OutputFormat, DEFAULT_MEMORY};
-pub use print::print;
-pub use prove::{prove, ProveOutput};
-pub use rules::{costs, rules};
+#[cfg(feature = "testkit")]
+pub use self::{
+    bench::{bench, BenchArgs},
+    check::{check, fact_to_source},
+    emit_c::emit_c,
+    eval::{eval, EvalOptions, OutputFormat, DEFAULT_MEMORY},
+    print::print,
+    prove::{prove, ProveOutput},
+    rules::{costs, rules},
+};
+#[cfg(not(feature = "testkit"))]
+pub(crate) use self::{
+    bench::bench,
+    check::{check, fact_to_source},
+    emit_c::emit_c,
+    eval::{eval, EvalOptions},
+    print::print,
+    prove::prove,
+    rules::{costs, rules},
+};
 
 use crate::eqsat::prove::ProveOptions;
 use crate::eqsat::runner::Limits;

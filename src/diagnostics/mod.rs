@@ -6,10 +6,38 @@
 
 mod excerpt;
 
-use crate::frontend::syntax::ast::Span;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::term::{self, Config};
 use excerpt::Excerpt;
+
+/// A byte range in a source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span from `start` to `end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    /// As a range, for diagnostics.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+}
 
 /// One compiler error.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -122,23 +122,6 @@ impl fmt::Display for StopReason {
     }
 }
 
-/// Resident memory of this process in bytes (Linux: `VmRSS` of `/proc/self/status`, in kB, so
-/// that no page size is assumed), or `None`.
-pub fn resident_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// Peak resident memory of this process in bytes (Linux), or `None`.
-pub fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
 /// Applications between two polls of the resident memory.
 pub const APPLICATIONS_PER_MEMORY_CHECK: usize = 256;
 
@@ -178,7 +161,7 @@ pub fn run(
         rewrites: 0,
         rewrites_per_rule: RuleCounts::default(),
         time: Duration::ZERO,
-        memory_bytes: resident_memory(),
+        memory_bytes: crate::support::memory::resident_memory(),
     });
     let stop = loop {
         if goal(egraph) {
@@ -207,7 +190,7 @@ pub fn run(
             rewrites: applied.total(),
             rewrites_per_rule: applied,
             time: began.elapsed(),
-            memory_bytes: resident_memory(),
+            memory_bytes: crate::support::memory::resident_memory(),
         };
         progress(&done);
         iterations.push(done);
@@ -237,7 +220,7 @@ pub fn run(
         rewrites: iterations.iter().map(|i| i.rewrites).sum(),
         rewrites_per_rule: RuleCounts::totals(rules.iter().map(|r| r.name.as_str()), &iterations),
         time: budget.start.elapsed(),
-        peak_memory_bytes: peak_memory(),
+        peak_memory_bytes: crate::support::memory::peak_memory(),
         assumed: Vec::new(),
     };
     SearchStats {
@@ -321,7 +304,7 @@ impl Budget<'_> {
     /// Whether the resident memory, plus what egg's hash tables are about to allocate when
     /// they next grow ([`crate::eqsat::egraph::imminent_growth`]), reaches the memory limit.
     fn over_memory(&self, egraph: &RiseEGraph) -> bool {
-        resident_memory().is_some_and(|m| {
+        crate::support::memory::resident_memory().is_some_and(|m| {
             m.saturating_add(crate::eqsat::egraph::imminent_growth(egraph) as u64)
                 >= self.limits.memory
         })

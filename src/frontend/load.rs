@@ -74,16 +74,21 @@ impl LoadError {
 }
 
 /// Reads `path` and compiles it.
-pub fn compile_file(path: &str, entry: Option<&str>) -> Result<TypedProgram, LoadError> {
+pub fn compile_file(
+    path: impl AsRef<std::path::Path>,
+    entry: Option<&str>,
+) -> Result<TypedProgram, LoadError> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
-        path: path.to_string(),
+        path: name.clone(),
         source,
     })?;
     let text = String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8 {
-        path: path.to_string(),
+        path: name.clone(),
         offset: e.utf8_error().valid_up_to(),
     })?;
-    let file = SourceFile::new(path, text);
+    let file = SourceFile::new(name, text);
     Ok(compile_source(&file, entry)?)
 }
 

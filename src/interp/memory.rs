@@ -33,7 +33,7 @@ pub fn with_limit<R>(bytes: u64, f: impl FnOnce() -> R) -> R {
     LIMIT.set(bytes);
     BUILT.set(0);
     NEXT_CHECK.set(CHECK_EVERY);
-    BASELINE.set(crate::eqsat::runner::resident_memory().unwrap_or(0));
+    BASELINE.set(crate::support::memory::resident_memory().unwrap_or(0));
     let result = f();
     LIMIT.set(saved.0);
     BUILT.set(saved.1);
@@ -51,7 +51,7 @@ pub(crate) fn account(len: usize) {
 /// The memory the evaluation has used so far: the growth of the resident memory where it can
 /// be read, else the bytes of values built.
 fn used() -> u64 {
-    match crate::eqsat::runner::resident_memory() {
+    match crate::support::memory::resident_memory() {
         Some(rss) => rss.saturating_sub(BASELINE.get()),
         None => BUILT.get(),
     }

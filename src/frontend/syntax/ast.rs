@@ -5,34 +5,7 @@
 
 use std::fmt;
 
-/// A byte range in a source file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Span {
-    /// First byte.
-    pub start: usize,
-    /// One past the last byte.
-    pub end: usize,
-}
-
-impl Span {
-    /// The span from `start` to `end`.
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
-    }
-
-    /// The smallest span covering both.
-    pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-
-    /// As a range, for diagnostics.
-    pub fn range(self) -> std::ops::Range<usize> {
-        self.start..self.end
-    }
-}
+pub use crate::diagnostics::Span;
 
 /// A name with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]

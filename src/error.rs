@@ -1,0 +1,46 @@
+//! [`Error`]: every failure of the library API, wrapping each stage's own error type.
+
+use crate::backend_c::CodegenError;
+use crate::diagnostics::{Diagnostic, SourceFile};
+use crate::frontend::load::LoadError;
+use crate::sketch::guided::NotFound;
+use crate::sketch::resolve::SketchError;
+
+/// Any failure of the library API. `Display` gives the message `risec` prints.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A program file could not be read, parsed or type-checked.
+    #[error(transparent)]
+    Program(#[from] LoadError),
+    /// A sketch file could not be read, parsed or resolved against the program.
+    #[error(transparent)]
+    Sketch(#[from] SketchError),
+    /// A guide step's sketch was not satisfied within its limits; says how close it came.
+    #[error("{}", .0.message().trim_end())]
+    NotFound(NotFound),
+    /// The C backend cannot compile the program (it is not low-level, or uses something the
+    /// backend does not support).
+    #[error(transparent)]
+    Codegen(#[from] CodegenError),
+    /// A bug in risec.
+    #[error("error: internal compiler error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The diagnostics into source files this error carries (empty for errors that point into
+    /// no file, such as a search that was not satisfied).
+    pub fn diagnostics(&self) -> Vec<(&SourceFile, &Diagnostic)> {
+        match self {
+            Error::Program(LoadError::Invalid(e)) => {
+                e.diagnostics.iter().map(|d| (&e.file, d)).collect()
+            }
+            Error::Sketch(e) => e
+                .diagnostics
+                .iter()
+                .flat_map(|(f, ds)| ds.iter().map(move |d| (f, d)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
