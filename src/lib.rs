@@ -96,7 +96,7 @@ mod error;
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};
 pub use crate::pipeline::Optimized;
-pub use crate::sketch::guided::{NotFound, SearchOptions};
+pub use crate::sketch::guided::{NotFound, Progress, SearchOptions};
 pub use crate::sketch::resolve::{GuideStep, SketchError};
 pub use error::Error;
 
@@ -129,7 +129,18 @@ pub fn optimize(
     steps: &[GuideStep],
     options: &SearchOptions,
 ) -> Result<Optimized, Error> {
-    pipeline::optimize_program(program, steps, options, &mut |_| {})
+    optimize_with_progress(program, steps, options, &mut |_| {})
+}
+
+/// [`optimize`], calling `progress` after every iteration of every guide step (what `risec`'s
+/// progress lines print).
+pub fn optimize_with_progress(
+    program: &TypedProgram,
+    steps: &[GuideStep],
+    options: &SearchOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Optimized, Error> {
+    pipeline::optimize_program(program, steps, options, progress)
 }
 
 /// Compiles a low-level program (the result of `optimize`, or a program written with

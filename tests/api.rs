@@ -2,8 +2,8 @@
 //! by variant, each carrying what a caller needs (diagnostics into the file, the failed step).
 
 use risec::{
-    emit_c, load_program, load_sketch, optimize, parse_program, CodegenOptions, Error, LoadError,
-    SearchOptions, SourceFile,
+    emit_c, load_program, load_sketch, optimize, optimize_with_progress, parse_program,
+    CodegenOptions, Error, LoadError, SearchOptions, SourceFile,
 };
 use std::time::Duration;
 
@@ -99,4 +99,25 @@ fn a_high_level_program_is_a_codegen_error() {
     let e = emit_c(&matmul(), &CodegenOptions::new("mm.h")).unwrap_err();
     assert!(matches!(e, Error::Codegen(_)), "{e:?}");
     assert!(e.to_string().starts_with("cannot generate C"), "{e}");
+}
+
+#[test]
+fn progress_is_reported_per_iteration_and_programs_print_as_rise() {
+    let program = matmul();
+    assert!(program.to_source().starts_with("def matmul {m n k : nat}"));
+    let steps = load_sketch(format!("{ROOT}/sketches/matmul/blocking.sk"), &program).unwrap();
+    let mut seen = Vec::new();
+    let optimized = optimize_with_progress(&program, &steps, &SearchOptions::default(), &mut |p| {
+        seen.push((p.step.to_string(), p.index, p.iteration.iteration))
+    })
+    .unwrap();
+    // Iteration 0 (the e-graph as given) and then every iteration, for both steps.
+    let per_step = |name: &str| seen.iter().filter(|(s, _, _)| s == name).count();
+    for (i, s) in optimized.steps.iter().enumerate() {
+        let name = s.name.as_deref().unwrap();
+        assert_eq!(per_step(name), s.summary.iterations + 1, "{name}");
+        assert!(seen
+            .iter()
+            .any(|(n, index, _)| n == name && *index == (i + 1, 2)));
+    }
 }

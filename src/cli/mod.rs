@@ -20,16 +20,6 @@ mod print;
 mod prove;
 mod rules;
 
-#[cfg(feature = "testkit")]
-pub use self::{
-    bench::{bench, BenchArgs},
-    check::{check, fact_to_source},
-    emit_c::emit_c,
-    eval::{eval, EvalOptions, OutputFormat, DEFAULT_MEMORY},
-    print::print,
-    prove::{prove, ProveOutput},
-    rules::{costs, rules},
-};
 #[cfg(not(feature = "testkit"))]
 pub(crate) use self::{
     bench::bench,
@@ -38,6 +28,16 @@ pub(crate) use self::{
     eval::{eval, EvalOptions},
     print::print,
     prove::prove,
+    rules::{costs, rules},
+};
+#[cfg(feature = "testkit")]
+pub use self::{
+    bench::{bench, BenchArgs},
+    check::{check, fact_to_source},
+    emit_c::emit_c,
+    eval::{eval, EvalOptions, OutputFormat, DEFAULT_MEMORY},
+    print::print,
+    prove::{prove, ProveOutput},
     rules::{costs, rules},
 };
 

@@ -150,6 +150,12 @@ impl TypedProgram {
         &self.term.ty
     }
 
+    /// The program as Rise source (`def name {sizes} (params) : type = body`), which checks
+    /// again to the same program.
+    pub fn to_source(&self) -> String {
+        print::program_to_source(self)
+    }
+
     /// The first fact the program relies on that is false for these sizes (given in the order
     /// of the size parameters, outermost first), or `None` when all hold: what `risec eval` and
     /// C generation with `--size` check before they use the sizes.
