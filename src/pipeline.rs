@@ -1,7 +1,7 @@
-//! The main job, `risec PROGRAM.rise --sketch FILE.sk`: elaborate the program, load the sketch
-//! file against it, run the guide steps ([`crate::sketch::guided`]), lower the result to low-level Rise
-//! ([`crate::lowlevel`]), check that it still has the program's type, and print it as Rise source
-//! that declares the divisibility facts it relies on. Each step's statistics are a
+//! The main job's middle, behind `risec PROGRAM.rise --sketch FILE.sk` and [`crate::optimize`]:
+//! run a loaded program's guide steps ([`crate::sketch::guided`]) under one time budget, lower
+//! the result to low-level Rise ([`crate::lowlevel`]), check that it still has the program's
+//! type, and print it as Rise source that declares the divisibility facts it relies on. Each step's statistics are a
 //! [`SearchStats`]; `--stats` writes them as a [`crate::eqsat::stats::RunStats`].
 
 use crate::core::print::{
@@ -9,11 +9,9 @@ use crate::core::print::{
 };
 use crate::core::TypedProgram;
 use crate::eqsat::stats::SearchStats;
-use crate::frontend::load::compile_file;
 use crate::Error;
 use crate::sketch::guided::{self, Progress, SearchOptions};
 use crate::sketch::resolve;
-use std::path::Path;
 
 /// A successful optimisation.
 #[derive(Clone, Debug)]
@@ -26,19 +24,6 @@ pub struct Optimized {
     pub steps: Vec<SearchStats>,
     /// The facts, as source text (`m/32`).
     pub facts: Vec<String>,
-}
-
-/// Runs the main job on files; `progress` sees every iteration of every step.
-pub fn optimize(
-    program_path: &str,
-    sketch_path: &str,
-    entry: Option<&str>,
-    options: &SearchOptions,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<Optimized, Error> {
-    let program = compile_file(program_path, entry)?;
-    let steps = resolve::load(Path::new(sketch_path), &program)?;
-    optimize_program(&program, &steps, options, progress)
 }
 
 /// Runs loaded guide steps on an elaborated program, then lowers and checks the result.

@@ -9,20 +9,18 @@ use risec::core::print::program_type_to_source;
 use risec::core::TypedProgram;
 use risec::diagnostics::SourceFile;
 use risec::interp::{self, random::Rng};
-use risec::pipeline::{optimize, Optimized};
 use risec::sketch::guided::SearchOptions;
+use risec::{load_program, load_sketch, optimize, Optimized};
 
 /// Runs the main job, and checks the printed program, its C and the search's figures against
 /// the snapshots in `tests/snapshots/` (`cargo insta review` or `INSTA_UPDATE=always` after an
 /// intended change).
 fn run(program: &str, sketch: &str) -> Optimized {
-    let out = match optimize(
-        program,
-        sketch,
-        None,
-        &SearchOptions::default(),
-        &mut |_| {},
-    ) {
+    let loaded = load_program(program, None).and_then(|p| {
+        let steps = load_sketch(sketch, &p)?;
+        optimize(&p, &steps, &SearchOptions::default())
+    });
+    let out = match loaded {
         Ok(o) => o,
         Err(e) => panic!("{sketch}: {e}"),
     };

@@ -111,13 +111,16 @@ pub fn load_version(item: &str) -> Result<Version, String> {
 /// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
 /// named after the file.
 pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
-    use crate::pipeline::optimize;
     let name = std::path::Path::new(sketch)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| sketch.to_string());
     eprintln!("searching {name} ({sketch})");
-    match optimize(program, sketch, None, &Default::default(), &mut |_| {}) {
+    let optimized = crate::load_program(program, None).and_then(|p| {
+        let steps = crate::load_sketch(sketch, &p)?;
+        crate::optimize(&p, &steps, &Default::default())
+    });
+    match optimized {
         Ok(done) => Ok(Version {
             name,
             program: done.program,

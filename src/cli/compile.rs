@@ -7,7 +7,6 @@ use std::process::ExitCode;
 /// Runs `risec PROGRAM.rise --sketch FILE.sk …` and returns its exit status.
 pub(super) fn main_job(job: MainJob) -> ExitCode {
     use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
-    use crate::pipeline::optimize;
     let fail = |msg: &str| {
         eprintln!("{}", msg.trim_end_matches('\n'));
         ExitCode::from(1)
@@ -42,13 +41,10 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             );
         }
     };
-    let result = optimize(
-        program,
-        sketch,
-        job.entry.as_deref(),
-        &options,
-        &mut progress,
-    );
+    let result = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
+        let steps = crate::load_sketch(sketch, &p)?;
+        crate::optimize_with_progress(&p, &steps, &options, &mut progress)
+    });
     let total = started.elapsed();
     let total_ms = total.as_secs_f64() * 1e3;
     let write_stats = |steps: &[SearchStats], facts: &[String]| {
