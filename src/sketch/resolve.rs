@@ -684,7 +684,8 @@ impl<'p> Resolver<'p> {
                     push(out, rule);
                     true
                 }
-                Err(msg) => {
+                Err(e) => {
+                    let msg = e.to_string();
                     self.error(f, Diagnostic::error(format!("rule `{spec}`"), span, msg));
                     false
                 }
