@@ -56,25 +56,8 @@ pub enum ProveError {
     #[error(transparent)]
     Program(#[from] LoadError),
     /// The two entry points have different types.
-    #[error(
-        "error: the start and the goal have different types\n  \
-         start `{start_name}` ({start_path}) : {start_type}\n  \
-         goal  `{goal_name}` ({goal_path}) : {goal_type}"
-    )]
-    TypesDiffer {
-        /// The start's entry point.
-        start_name: String,
-        /// Where the start program came from.
-        start_path: String,
-        /// The start's type, as source text.
-        start_type: String,
-        /// The goal's entry point.
-        goal_name: String,
-        /// Where the goal program came from.
-        goal_path: String,
-        /// The goal's type, as source text.
-        goal_type: String,
-    },
+    #[error(transparent)]
+    TypesDiffer(Box<TypeMismatch>),
     /// A rule of `--rules` does not build.
     #[error("error: {0}")]
     Rule(#[from] RuleError),
@@ -94,6 +77,28 @@ pub enum ProveError {
         /// Why normalisation gave up.
         source: OutOfFuel,
     },
+}
+
+/// The start and the goal of a search have different types ([`ProveError::TypesDiffer`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "error: the start and the goal have different types\n  \
+     start `{start_name}` ({start_path}) : {start_type}\n  \
+     goal  `{goal_name}` ({goal_path}) : {goal_type}"
+)]
+pub struct TypeMismatch {
+    /// The start's entry point.
+    pub start_name: String,
+    /// Where the start program came from.
+    pub start_path: String,
+    /// The start's type, as source text.
+    pub start_type: String,
+    /// The goal's entry point.
+    pub goal_name: String,
+    /// Where the goal program came from.
+    pub goal_path: String,
+    /// The goal's type, as source text.
+    pub goal_type: String,
 }
 
 /// A prepared search: both programs checked (and normalised), the rules built.
@@ -137,14 +142,14 @@ impl Problem {
         options: &ProveOptions,
     ) -> Result<Problem, ProveError> {
         if start.ty() != goal.ty() {
-            return Err(ProveError::TypesDiffer {
+            return Err(ProveError::TypesDiffer(Box::new(TypeMismatch {
                 start_name: start.name.clone(),
                 start_path: start_path.to_string(),
                 start_type: program_type_to_source(&start),
                 goal_name: goal.name.clone(),
                 goal_path: goal_path.to_string(),
                 goal_type: program_type_to_source(&goal),
-            });
+            })));
         }
         let rules = rules::lookup_all(&options.rules)?;
         if rules.is_empty() {
@@ -377,16 +382,10 @@ mod tests {
         let pair = program("pair.rise", "def two (x : f32) (y : f32) : f32 = x");
         let e = Problem::new(id(), pair, "id.rise", "pair.rise", &options("eta")).unwrap_err();
         match &e {
-            ProveError::TypesDiffer {
-                start_name,
-                start_type,
-                goal_name,
-                goal_path,
-                ..
-            } => {
-                assert_eq!((start_name.as_str(), goal_name.as_str()), ("id", "two"));
-                assert_eq!(start_type, "f32 -> f32");
-                assert_eq!(goal_path, "pair.rise");
+            ProveError::TypesDiffer(m) => {
+                assert_eq!((m.start_name.as_str(), m.goal_name.as_str()), ("id", "two"));
+                assert_eq!(m.start_type, "f32 -> f32");
+                assert_eq!(m.goal_path, "pair.rise");
             }
             e => panic!("{e:?}"),
         }
