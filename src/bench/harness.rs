@@ -10,6 +10,7 @@
 //!   kernels in interleaved rounds (`RESULT name threads median min max error`), reporting
 //!   progress on standard error.
 
+use super::BenchError;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -248,7 +249,7 @@ pub fn compile_executable(
     output: &Path,
     extra_flags: &[&str],
     libs: &[&str],
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     let target = env!("RISEC_TARGET");
     let compiler = cc::Build::new()
         .target(target)
@@ -259,7 +260,7 @@ pub fn compile_executable(
         .cargo_warnings(false)
         .emit_rerun_if_env_changed(false)
         .try_get_compiler()
-        .map_err(|e| format!("error: no C compiler found: {e}"))?;
+        .map_err(BenchError::NoCompiler)?;
     let mut cmd: Command = compiler.to_command();
     cmd.args(["-march=native", "-fopenmp"]);
     cmd.args(extra_flags);
@@ -272,19 +273,19 @@ pub fn compile_executable(
     for lib in libs {
         cmd.arg(format!("-l{lib}"));
     }
-    let result = cmd
-        .output()
-        .map_err(|e| format!("error: cannot run the C compiler: {e}"))?;
+    let result = cmd.output().map_err(BenchError::CompilerNotRun)?;
     if !result.status.success() {
-        return Err(format!(
-            "error: the C compiler failed ({} {}):\n{}",
-            cmd.get_program().to_string_lossy(),
-            cmd.get_args()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(" "),
-            String::from_utf8_lossy(&result.stderr)
-        ));
+        return Err(BenchError::CompilerFailed {
+            command: format!(
+                "{} {}",
+                cmd.get_program().to_string_lossy(),
+                cmd.get_args()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            stderr: String::from_utf8_lossy(&result.stderr).into_owned(),
+        });
     }
     Ok(())
 }

@@ -10,10 +10,128 @@
 pub mod harness;
 pub mod report;
 
-use crate::backend_c::{emit_c, CodegenOptions};
+use crate::backend_c::{emit_c, CodegenError, CodegenOptions};
 use crate::core::TypedProgram;
+use crate::support::output::WriteError;
 use harness::{Kernel, BASELINES, REL_ERROR_BOUND};
 use std::path::{Path, PathBuf};
+
+/// The matrix-multiplication type every version must have, as source text.
+pub const MATMUL_TYPE: &str =
+    "(m : nat) -> (n : nat) -> (k : nat) -> m.k.f32 -> k.n.f32 -> m.n.f32";
+
+/// Why a benchmark could not be built, run or drawn. `Display` gives the message `risec bench`
+/// prints.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A version's parameters are not those of a matrix multiplication.
+    #[error(
+        "error: version `{version}`: benchmarks need `def {program} {{m n k : nat}} (a : m.k.f32) \
+         (b : k.n.f32) : m.n.f32`, found size parameters ({}) and {value_params} value parameters",
+        size_params.join(", ")
+    )]
+    Parameters {
+        /// The version's name.
+        version: String,
+        /// Its program's entry point.
+        program: String,
+        /// The program's size parameters.
+        size_params: Vec<String>,
+        /// How many value parameters it has.
+        value_params: usize,
+    },
+    /// A version's type is not [`MATMUL_TYPE`].
+    #[error("error: version `{version}` has type {found}; benchmarks need {MATMUL_TYPE}")]
+    Type {
+        /// The version's name.
+        version: String,
+        /// Its type, as source text.
+        found: String,
+    },
+    /// Two versions have the same kernel function.
+    #[error("error: two versions are named `{name}`")]
+    DuplicateVersion {
+        /// The second version's name.
+        name: String,
+    },
+    /// The C backend cannot compile a version.
+    #[error("error: version `{version}`: {source}")]
+    Codegen {
+        /// The version's name.
+        version: String,
+        /// Why.
+        source: CodegenError,
+    },
+    /// The work directory could not be created.
+    #[error("error: cannot create `{}`: {source}", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// No temporary work directory could be made.
+    #[error("error: no temporary directory: {0}")]
+    TempDir(#[source] std::io::Error),
+    /// A generated file could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// `cc` found no C compiler.
+    #[error("error: no C compiler found: {0}")]
+    NoCompiler(#[source] cc::Error),
+    /// The C compiler could not be started.
+    #[error("error: cannot run the C compiler: {0}")]
+    CompilerNotRun(#[source] std::io::Error),
+    /// The C compiler failed.
+    #[error("error: the C compiler failed ({command}):\n{stderr}")]
+    CompilerFailed {
+        /// The command line.
+        command: String,
+        /// What the compiler wrote on standard error.
+        stderr: String,
+    },
+    /// The benchmark executable could not be started.
+    #[error("error: cannot run the benchmark: {0}")]
+    DriverNotRun(#[source] std::io::Error),
+    /// The benchmark executable failed.
+    #[error("error: the benchmark driver failed: {stdout}")]
+    DriverFailed {
+        /// What it wrote on standard output.
+        stdout: String,
+    },
+    /// A kernel refused the sizes (returned non-zero).
+    #[error(
+        "error: `{kernel}` returned {code} at {}x{}x{} (sizes it does not support)",
+        sizes[0], sizes[1], sizes[2]
+    )]
+    UnsupportedSizes {
+        /// The kernel's name.
+        kernel: String,
+        /// What it returned.
+        code: f64,
+        /// `m`, `n`, `k`.
+        sizes: [u64; 3],
+    },
+    /// A kernel's result is not the naive baseline's.
+    #[error(
+        "error: `{kernel}` computes a wrong result: relative error {error:.3e} against the naive \
+         C baseline exceeds {REL_ERROR_BOUND:e}"
+    )]
+    WrongResult {
+        /// The kernel's name.
+        kernel: String,
+        /// Its relative error (NaN when its result is not a number).
+        error: f64,
+    },
+    /// The plot could not be drawn or written.
+    #[error("error: cannot draw `{}`: {reason}", path.display())]
+    Plot {
+        /// The SVG file.
+        path: PathBuf,
+        /// What the plotting library said.
+        reason: String,
+    },
+}
 
 /// A version to benchmark: its name and its low-level program.
 #[derive(Clone, Debug)]
@@ -89,24 +207,22 @@ pub struct BenchReport {
 }
 
 /// Checks that a version has the matrix-multiplication signature the driver calls.
-pub fn check_shape(v: &Version) -> Result<(), String> {
+pub fn check_shape(v: &Version) -> Result<(), BenchError> {
     let p = &v.program;
     if p.size_params != ["m", "n", "k"] || p.value_params.len() != 2 {
-        return Err(format!(
-            "error: version `{}`: benchmarks need `def {} {{m n k : nat}} (a : m.k.f32) (b : k.n.f32) : m.n.f32`, found size parameters ({}) and {} value parameters",
-            v.name,
-            p.name,
-            p.size_params.join(", "),
-            p.value_params.len()
-        ));
+        return Err(BenchError::Parameters {
+            version: v.name.clone(),
+            program: p.name.clone(),
+            size_params: p.size_params.clone(),
+            value_params: p.value_params.len(),
+        });
     }
-    let want = "(m : nat) -> (n : nat) -> (k : nat) -> m.k.f32 -> k.n.f32 -> m.n.f32";
     let ty = crate::core::print::program_type_to_source(p);
-    if ty != want {
-        return Err(format!(
-            "error: version `{}` has type {ty}; benchmarks need {want}",
-            v.name
-        ));
+    if ty != MATMUL_TYPE {
+        return Err(BenchError::Type {
+            version: v.name.clone(),
+            found: ty,
+        });
     }
     Ok(())
 }
@@ -129,16 +245,20 @@ pub fn build(
     openblas: bool,
     dir: &Path,
     extra_flags: &[&str],
-) -> Result<(PathBuf, Vec<(Kernel, Origin)>), String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("error: cannot create `{}`: {e}", dir.display()))?;
+) -> Result<(PathBuf, Vec<(Kernel, Origin)>), BenchError> {
+    std::fs::create_dir_all(dir).map_err(|source| BenchError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut kernels: Vec<(Kernel, Origin)> = Vec::new();
     let mut sources: Vec<PathBuf> = Vec::new();
     for v in versions {
         check_shape(v)?;
         let function = kernel_function(&v.name);
         if kernels.iter().any(|(k, _)| k.function == function) {
-            return Err(format!("error: two versions are named `{}`", v.name));
+            return Err(BenchError::DuplicateVersion {
+                name: v.name.clone(),
+            });
         }
         let file = format!("{function}.c");
         let options = CodegenOptions {
@@ -146,8 +266,10 @@ pub fn build(
             header_name: format!("{function}.h"),
             function_name: Some(function.clone()),
         };
-        let c = emit_c(&v.program, &options)
-            .map_err(|e| format!("error: version `{}`: {e}", v.name))?;
+        let c = emit_c(&v.program, &options).map_err(|source| BenchError::Codegen {
+            version: v.name.clone(),
+            source,
+        })?;
         write(&dir.join(&file), &c.source)?;
         write(&dir.join(format!("{function}.h")), &c.header)?;
         sources.push(dir.join(file));
@@ -200,8 +322,11 @@ pub fn build(
     Ok((exe, kernels))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), WriteError> {
+    std::fs::write(path, text).map_err(|e| WriteError {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
 }
 
 /// Builds and runs the benchmark; `progress` receives a line before each step.
@@ -209,13 +334,12 @@ pub fn run(
     versions: &[Version],
     options: &BenchOptions,
     progress: &mut dyn FnMut(&str),
-) -> Result<BenchReport, String> {
+) -> Result<BenchReport, BenchError> {
     let temp;
     let dir = match &options.work_dir {
         Some(d) => d.clone(),
         None => {
-            temp =
-                tempfile::tempdir().map_err(|e| format!("error: no temporary directory: {e}"))?;
+            temp = tempfile::tempdir().map_err(BenchError::TempDir)?;
             temp.path().to_path_buf()
         }
     };
@@ -273,10 +397,10 @@ pub fn run(
         .env("OMP_NUM_THREADS", max_threads.to_string())
         .stderr(std::process::Stdio::inherit())
         .output()
-        .map_err(|e| format!("error: cannot run the benchmark: {e}"))?;
+        .map_err(BenchError::DriverNotRun)?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
-        return Err(format!("error: the benchmark driver failed: {stdout}"));
+        return Err(BenchError::DriverFailed { stdout });
     }
     for words in harness::parse_lines(&stdout, "RESULT") {
         // The name may contain spaces: the last six words are the numbers.
@@ -295,16 +419,17 @@ pub fn run(
             continue;
         }
         if nums[1] != 0.0 {
-            return Err(format!(
-                "error: `{name}` returned {} at {m}x{n}x{k} (sizes it does not support)",
-                nums[1]
-            ));
+            return Err(BenchError::UnsupportedSizes {
+                kernel: name,
+                code: nums[1],
+                sizes: options.sizes,
+            });
         }
         if nums[5].is_nan() || nums[5] > REL_ERROR_BOUND {
-            return Err(format!(
-                "error: `{name}` computes a wrong result: relative error {:.3e} against the naive C baseline exceeds {REL_ERROR_BOUND:e}",
-                nums[5]
-            ));
+            return Err(BenchError::WrongResult {
+                kernel: name,
+                error: nums[5],
+            });
         }
         rows.push(Measurement {
             name,
@@ -321,4 +446,67 @@ pub fn run(
         rows,
         openblas,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::SourceFile;
+    use crate::frontend::load::compile_source;
+
+    fn version(text: &str) -> Version {
+        Version {
+            name: "v".into(),
+            program: compile_source(&SourceFile::new("v.rise", text), None).unwrap(),
+        }
+    }
+
+    #[test]
+    fn shape_errors_are_typed() {
+        let e = check_shape(&version("def f {n : nat} (x : n.f32) : n.f32 = x")).unwrap_err();
+        assert!(matches!(&e, BenchError::Parameters { value_params: 1, .. }));
+        assert_eq!(
+            e.to_string(),
+            "error: version `v`: benchmarks need `def f {m n k : nat} (a : m.k.f32) (b : k.n.f32) \
+             : m.n.f32`, found size parameters (n) and 1 value parameters"
+        );
+        let e = check_shape(&version(
+            "def f {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.k.f32 = a",
+        ))
+        .unwrap_err();
+        assert!(matches!(&e, BenchError::Type { found, .. } if found.ends_with("-> m.k.f32")));
+        assert_eq!(
+            e.to_string(),
+            "error: version `v` has type (m : nat) -> (n : nat) -> (k : nat) -> m.k.f32 -> \
+             k.n.f32 -> m.k.f32; benchmarks need (m : nat) -> (n : nat) -> (k : nat) -> m.k.f32 \
+             -> k.n.f32 -> m.n.f32"
+        );
+    }
+
+    #[test]
+    fn run_errors_print_as_before() {
+        let e = BenchError::UnsupportedSizes {
+            kernel: "tiled".into(),
+            code: 1.0,
+            sizes: [64, 32, 16],
+        };
+        assert_eq!(
+            e.to_string(),
+            "error: `tiled` returned 1 at 64x32x16 (sizes it does not support)"
+        );
+        let e = BenchError::WrongResult {
+            kernel: "tiled".into(),
+            error: 0.5,
+        };
+        assert_eq!(
+            e.to_string(),
+            "error: `tiled` computes a wrong result: relative error 5.000e-1 against the naive C \
+             baseline exceeds 1e-4"
+        );
+        let e = BenchError::CompilerFailed {
+            command: "cc -O3".into(),
+            stderr: "boom".into(),
+        };
+        assert_eq!(e.to_string(), "error: the C compiler failed (cc -O3):\nboom");
+    }
 }

@@ -1,6 +1,6 @@
 //! The benchmark's outputs: an aligned table, CSV, and an SVG bar chart (plotters).
 
-use super::{BenchReport, Measurement, Origin};
+use super::{BenchError, BenchReport, Measurement, Origin};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -144,7 +144,7 @@ impl BenchReport {
     }
 
     /// Draws GFLOP/s per kernel, one bar per thread count, as SVG.
-    pub fn plot(&self, path: &Path) -> Result<(), String> {
+    pub fn plot(&self, path: &Path) -> Result<(), BenchError> {
         use plotters::prelude::*;
         use plotters::style::text_anchor::{HPos, Pos, VPos};
         let mut names: Vec<String> = Vec::new();
@@ -233,6 +233,9 @@ impl BenchReport {
             root.present()?;
             Ok(())
         };
-        draw().map_err(|e| format!("error: cannot draw `{}`: {e}", path.display()))
+        draw().map_err(|e| BenchError::Plot {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
     }
 }

@@ -164,7 +164,8 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         },
         work_dir: args.keep.as_ref().map(std::path::PathBuf::from),
     };
-    let report = crate::bench::run(&versions, &options, &mut |line| eprintln!("{line}"))?;
+    let report = crate::bench::run(&versions, &options, &mut |line| eprintln!("{line}"))
+        .map_err(|e| e.to_string())?;
     let mut out = report.table();
     if let Some(path) = &args.csv {
         std::fs::write(path, report.csv())
@@ -172,7 +173,9 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         out.push_str(&format!("wrote {path}\n"));
     }
     if let Some(path) = &args.plot {
-        report.plot(std::path::Path::new(path))?;
+        report
+            .plot(std::path::Path::new(path))
+            .map_err(|e| e.to_string())?;
         out.push_str(&format!("wrote {path}\n"));
     }
     Ok(out)

@@ -95,7 +95,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                         }
                         ExitCode::SUCCESS
                     }
-                    Err(e) => fail(&e),
+                    Err(e) => fail(&e.to_string()),
                 };
             }
             match &job.output {

@@ -13,5 +13,7 @@ pub fn emit_c(
     entry: Option<&str>,
 ) -> Result<String, String> {
     let program = compile_file(file, entry).map_err(|e| e.to_string())?;
-    compile_to_files(&program, output.map(Path::new), sizes).map(|(_, text)| text)
+    compile_to_files(&program, output.map(Path::new), sizes)
+        .map(|(_, text)| text)
+        .map_err(|e| e.to_string())
 }

@@ -23,7 +23,7 @@ pub fn prove(
         crate::support::output::check_writable(std::path::Path::new(path))
             .map_err(|e| e.to_string())?;
     }
-    let outcome = crate::eqsat::prove::prove(start, goal, options)?;
+    let outcome = crate::eqsat::prove::prove(start, goal, options).map_err(|e| e.to_string())?;
     let text = outcome.summary();
     if let Some(path) = stats {
         crate::support::output::write_atomically(

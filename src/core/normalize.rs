@@ -21,6 +21,8 @@ impl std::fmt::Display for OutOfFuel {
     }
 }
 
+impl std::error::Error for OutOfFuel {}
+
 /// The default number of reduction steps and rebuilt nodes allowed.
 pub const DEFAULT_FUEL: usize = 1_000_000;
 

@@ -8,7 +8,7 @@
 //! * The shipped goals of `examples/goals/`, with the rules their files name.
 
 use crate::diagnostics::SourceFile;
-use crate::eqsat::prove::{Problem, ProveOptions};
+use crate::eqsat::prove::{Problem, ProveError, ProveOptions};
 use crate::frontend::load::compile_source;
 
 /// The rules of the chain workloads.
@@ -98,7 +98,7 @@ pub const GOALS: &[Goal] = &[
 
 impl Goal {
     /// Loads the goal's files from the folder `goals_dir`.
-    pub fn problem(&self, goals_dir: &str) -> Result<Problem, String> {
+    pub fn problem(&self, goals_dir: &str) -> Result<Problem, ProveError> {
         let options = ProveOptions {
             rules: self.rules.to_string(),
             normalize: self.normalize,

@@ -7,15 +7,15 @@
 //! which is what the benchmarks measure), [`Outcome`] what it found: the search's statistics
 //! ([`SearchStats`]), the text `risec prove` prints, and what `--stats` writes ([`RunStats`]).
 
-use crate::core::normalize::program_normal;
+use crate::core::normalize::{program_normal, OutOfFuel};
 use crate::core::print::{program_nat_to_source, program_type_to_source};
 use crate::core::{Expr, TypedProgram};
 use crate::eqsat::egraph::{self, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
-use crate::eqsat::rules;
+use crate::eqsat::rules::{self, RuleError};
 use crate::eqsat::runner::{self, Limits, StopReason};
 use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
-use crate::frontend::load::compile_file;
+use crate::frontend::load::{compile_file, LoadError};
 use crate::support::units::{format_bytes, format_duration, format_duration_limit};
 use std::fmt::Write as _;
 
@@ -49,6 +49,58 @@ impl Default for ProveOptions {
     }
 }
 
+/// Why a search could not be prepared. `Display` gives the message `risec prove` prints.
+#[derive(Debug, thiserror::Error)]
+pub enum ProveError {
+    /// The start or the goal file could not be read, parsed or type-checked.
+    #[error(transparent)]
+    Program(#[from] LoadError),
+    /// The two entry points have different types.
+    #[error(transparent)]
+    TypesDiffer(Box<TypeMismatch>),
+    /// A rule of `--rules` does not build.
+    #[error("error: {0}")]
+    Rule(#[from] RuleError),
+    /// `--rules` names no rule.
+    #[error(
+        "error: no rules given: pass them as `--rules map-fusion,map-fission,eta,beta` \
+         (`risec rules` lists them)"
+    )]
+    NoRules,
+    /// A term's beta-eta normal form is too large to compute.
+    #[error("error: cannot normalise `{name}` ({path}): {source}; try `--no-normalize`")]
+    Normalize {
+        /// The program's entry point.
+        name: String,
+        /// Where the program came from.
+        path: String,
+        /// Why normalisation gave up.
+        source: OutOfFuel,
+    },
+}
+
+/// The start and the goal of a search have different types ([`ProveError::TypesDiffer`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "error: the start and the goal have different types\n  \
+     start `{start_name}` ({start_path}) : {start_type}\n  \
+     goal  `{goal_name}` ({goal_path}) : {goal_type}"
+)]
+pub struct TypeMismatch {
+    /// The start's entry point.
+    pub start_name: String,
+    /// Where the start program came from.
+    pub start_path: String,
+    /// The start's type, as source text.
+    pub start_type: String,
+    /// The goal's entry point.
+    pub goal_name: String,
+    /// Where the goal program came from.
+    pub goal_path: String,
+    /// The goal's type, as source text.
+    pub goal_type: String,
+}
+
 /// A prepared search: both programs checked (and normalised), the rules built.
 #[derive(Clone, Debug)]
 pub struct Problem {
@@ -73,13 +125,10 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// Reads, elaborates, checks and normalises both files and builds the rules. Errors are
-    /// rendered messages.
-    pub fn load(start: &str, goal: &str, options: &ProveOptions) -> Result<Problem, String> {
-        let start_program =
-            compile_file(start, options.entry.as_deref()).map_err(|e| e.to_string())?;
-        let goal_program =
-            compile_file(goal, options.goal_entry.as_deref()).map_err(|e| e.to_string())?;
+    /// Reads, elaborates, checks and normalises both files and builds the rules.
+    pub fn load(start: &str, goal: &str, options: &ProveOptions) -> Result<Problem, ProveError> {
+        let start_program = compile_file(start, options.entry.as_deref())?;
+        let goal_program = compile_file(goal, options.goal_entry.as_deref())?;
         Problem::new(start_program, goal_program, start, goal, options)
     }
 
@@ -91,35 +140,29 @@ impl Problem {
         start_path: &str,
         goal_path: &str,
         options: &ProveOptions,
-    ) -> Result<Problem, String> {
+    ) -> Result<Problem, ProveError> {
         if start.ty() != goal.ty() {
-            return Err(format!(
-                "error: the start and the goal have different types\n  \
-                 start `{}` ({start_path}) : {}\n  \
-                 goal  `{}` ({goal_path}) : {}",
-                start.name,
-                program_type_to_source(&start),
-                goal.name,
-                program_type_to_source(&goal)
-            ));
+            return Err(ProveError::TypesDiffer(Box::new(TypeMismatch {
+                start_name: start.name.clone(),
+                start_path: start_path.to_string(),
+                start_type: program_type_to_source(&start),
+                goal_name: goal.name.clone(),
+                goal_path: goal_path.to_string(),
+                goal_type: program_type_to_source(&goal),
+            })));
         }
-        let rules = rules::lookup_all(&options.rules).map_err(|e| format!("error: {e}"))?;
+        let rules = rules::lookup_all(&options.rules)?;
         if rules.is_empty() {
-            return Err(
-                "error: no rules given: pass them as `--rules map-fusion,map-fission,eta,beta` \
-                 (`risec rules` lists them)"
-                    .to_string(),
-            );
+            return Err(ProveError::NoRules);
         }
-        let prepare = |p: &TypedProgram, path: &str| -> Result<Expr, String> {
+        let prepare = |p: &TypedProgram, path: &str| -> Result<Expr, ProveError> {
             if !options.normalize {
                 return Ok(p.term.clone());
             }
-            program_normal(&p.term).map_err(|e| {
-                format!(
-                    "error: cannot normalise `{}` ({path}): {e}; try `--no-normalize`",
-                    p.name
-                )
+            program_normal(&p.term).map_err(|source| ProveError::Normalize {
+                name: p.name.clone(),
+                path: path.to_string(),
+                source,
             })
         };
         Ok(Problem {
@@ -177,7 +220,7 @@ impl Problem {
 }
 
 /// Loads both files and runs the search ([`Problem::load`], then [`Problem::search`]).
-pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome, String> {
+pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome, ProveError> {
     Ok(Problem::load(start, goal, options)?.search(&options.limits))
 }
 
@@ -303,5 +346,90 @@ impl Outcome {
             self.search.summary.assumed.clone(),
             self.search.summary.time,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::SourceFile;
+    use crate::frontend::load::compile_source;
+
+    fn program(name: &str, text: &str) -> TypedProgram {
+        compile_source(&SourceFile::new(name, text), None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn options(rules: &str) -> ProveOptions {
+        ProveOptions {
+            rules: rules.to_string(),
+            ..ProveOptions::default()
+        }
+    }
+
+    const ID: &str = "def id (x : f32) : f32 = x";
+
+    /// Each way preparing a search can fail, as a variant and as the message risec prints.
+    #[test]
+    fn prove_errors_are_typed() {
+        let id = || program("id.rise", ID);
+        match Problem::load("does/not/exist.rise", "neither.rise", &options("eta")) {
+            Err(ProveError::Program(LoadError::Read { path, .. })) => {
+                assert_eq!(path, "does/not/exist.rise")
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let pair = program("pair.rise", "def two (x : f32) (y : f32) : f32 = x");
+        let e = Problem::new(id(), pair, "id.rise", "pair.rise", &options("eta")).unwrap_err();
+        match &e {
+            ProveError::TypesDiffer(m) => {
+                assert_eq!((m.start_name.as_str(), m.goal_name.as_str()), ("id", "two"));
+                assert_eq!(m.start_type, "f32 -> f32");
+                assert_eq!(m.goal_path, "pair.rise");
+            }
+            e => panic!("{e:?}"),
+        }
+        assert_eq!(
+            e.to_string(),
+            "error: the start and the goal have different types\n  \
+             start `id` (id.rise) : f32 -> f32\n  \
+             goal  `two` (pair.rise) : f32 -> f32 -> f32"
+        );
+
+        let e = Problem::new(id(), id(), "a", "b", &options("eta,map-fuse")).unwrap_err();
+        assert!(matches!(&e, ProveError::Rule(RuleError::Unknown { name, .. }) if name == "map-fuse"));
+        assert_eq!(
+            e.to_string(),
+            "error: unknown rule `map-fuse` (`risec rules` lists them)"
+        );
+
+        let e = Problem::new(id(), id(), "a", "b", &options(" , ")).unwrap_err();
+        assert!(matches!(e, ProveError::NoRules));
+        assert!(e.to_string().starts_with("error: no rules given: pass them as `--rules "));
+
+        // Twenty-two nested applications of a doubling function: a normal form of 2^22 nodes.
+        let body = (0..22).fold("x".to_string(), |t, _| format!("d ({t})"));
+        let big = program(
+            "big.rise",
+            &format!("def big (x : f32) : f32 = (fun (d : f32 -> f32) => {body}) (fun (y : f32) => y + y)"),
+        );
+        let e = Problem::new(big.clone(), id(), "big.rise", "id.rise", &options("eta")).unwrap_err();
+        match &e {
+            ProveError::Normalize { name, path, source } => {
+                assert_eq!((name.as_str(), path.as_str()), ("big", "big.rise"));
+                assert_eq!(*source, OutOfFuel);
+            }
+            e => panic!("{e:?}"),
+        }
+        assert_eq!(
+            e.to_string(),
+            "error: cannot normalise `big` (big.rise): the beta-eta normal form is too large to \
+             compute; try `--no-normalize`"
+        );
+        let unnormalized = ProveOptions {
+            normalize: false,
+            ..options("eta")
+        };
+        assert!(Problem::new(big, id(), "big.rise", "id.rise", &unnormalized).is_ok());
     }
 }

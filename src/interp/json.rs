@@ -12,10 +12,50 @@
 //! assert_eq!(json::to_json(&v).to_string(), "[1.5,-2.0]");
 //! ```
 
-use super::{eval_nat_in, Value};
+use super::{eval_nat_in, EvalError, Value};
 use crate::ir::nat::NatAtom;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 use serde_json::Value as Json;
+
+/// JSON that is not a value of the type wanted. `Display` gives the message risec prints (after
+/// `error: input `).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum JsonError {
+    /// The JSON has another shape or number type.
+    #[error("`{path}`: expected {expected}, found {found}")]
+    Mismatch {
+        /// Where (`xs[3][1]`).
+        path: String,
+        /// What the type wants (`f32`, `a list of 4 elements`).
+        expected: String,
+        /// A short description of what was found.
+        found: String,
+    },
+    /// A size of the type did not evaluate.
+    #[error("`{path}`: {source}")]
+    Size {
+        /// Where.
+        path: String,
+        /// Why.
+        source: EvalError,
+    },
+    /// An index is not below its bound.
+    #[error("`{path}`: index {index} out of bounds for idx[{bound}]")]
+    IndexOutOfBounds {
+        /// Where.
+        path: String,
+        /// The index given.
+        index: u64,
+        /// The bound of the `idx` type.
+        bound: u64,
+    },
+    /// The type is a function type.
+    #[error("`{path}`: a function cannot be given as JSON")]
+    Function {
+        /// Where.
+        path: String,
+    },
+}
 
 /// `v` as JSON (functions, which have no JSON form, as their description).
 pub fn to_json(v: &Value) -> Json {
@@ -54,8 +94,16 @@ pub fn from_json(
     ty: &Type,
     lookup: &dyn Fn(u32) -> Option<u64>,
     path: &str,
-) -> Result<Value, String> {
-    let wrong = |expected: &str| format!("`{path}`: expected {expected}, found {}", describe(j));
+) -> Result<Value, JsonError> {
+    let wrong = |expected: &str| JsonError::Mismatch {
+        path: path.to_string(),
+        expected: expected.to_string(),
+        found: describe(j),
+    };
+    let size = |source| JsonError::Size {
+        path: path.to_string(),
+        source,
+    };
     match ty.get() {
         TypeNode::Scalar(s) => match s {
             ScalarType::F32 => j.as_f64().map(|x| Value::F32(x as f32)),
@@ -69,15 +117,19 @@ pub fn from_json(
         }
         .ok_or_else(|| wrong(s.name())),
         TypeNode::Idx(n) => {
-            let n = eval_nat_in(n, lookup).map_err(|e| format!("`{path}`: {e}"))?;
+            let n = eval_nat_in(n, lookup).map_err(size)?;
             match j.as_u64() {
                 Some(i) if i < n => Ok(Value::Idx(i)),
-                Some(i) => Err(format!("`{path}`: index {i} out of bounds for idx[{n}]")),
+                Some(index) => Err(JsonError::IndexOutOfBounds {
+                    path: path.to_string(),
+                    index,
+                    bound: n,
+                }),
                 None => Err(wrong(&format!("an index below {n}"))),
             }
         }
         TypeNode::Array(n, elem) | TypeNode::Vector(n, elem) => {
-            let n = eval_nat_in(n, lookup).map_err(|e| format!("`{path}`: {e}"))?;
+            let n = eval_nat_in(n, lookup).map_err(size)?;
             let xs = j
                 .as_array()
                 .ok_or_else(|| wrong(&format!("a list of {n} elements")))?;
@@ -104,7 +156,9 @@ pub fn from_json(
             _ => Err(wrong("a pair written as a list of two elements")),
         },
         TypeNode::Fun(..) | TypeNode::NatFun(..) | TypeNode::Meta(..) => {
-            Err(format!("`{path}`: a function cannot be given as JSON"))
+            Err(JsonError::Function {
+                path: path.to_string(),
+            })
         }
     }
 }
@@ -165,17 +219,31 @@ mod tests {
         let e = from_json(&json!([[1, 2], [3]]), &ty, &no_sizes, "xs").unwrap_err();
         assert_eq!(
             e,
+            JsonError::Mismatch {
+                path: "xs[1]".into(),
+                expected: "a list of 2 elements".into(),
+                found: "a list of 1 elements".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
             "`xs[1]`: expected a list of 2 elements, found a list of 1 elements"
         );
         let e = from_json(&json!([[1, 2], [3, "a"]]), &ty, &no_sizes, "xs").unwrap_err();
-        assert_eq!(e, "`xs[1][1]`: expected f32, found a string");
+        assert_eq!(e.to_string(), "`xs[1][1]`: expected f32, found a string");
         let i32s = array(nat::lit(1), scalar(ScalarType::I32));
         let e = from_json(&json!([1.5]), &i32s, &no_sizes, "k").unwrap_err();
-        assert!(e.contains("expected i32"), "{e}");
+        assert!(e.to_string().contains("expected i32"), "{e}");
         let idx = crate::ir::types::idx(nat::lit(3));
-        assert!(from_json(&json!(3), &idx, &no_sizes, "i")
-            .unwrap_err()
-            .contains("out of bounds"));
+        let e = from_json(&json!(3), &idx, &no_sizes, "i").unwrap_err();
+        assert!(matches!(e, JsonError::IndexOutOfBounds { index: 3, bound: 3, .. }));
+        assert_eq!(e.to_string(), "`i`: index 3 out of bounds for idx[3]");
+        let unbound = array(nat::index(0), f32());
+        let e = from_json(&json!([1.0]), &unbound, &no_sizes, "xs").unwrap_err();
+        assert!(matches!(e, JsonError::Size { .. }), "{e:?}");
+        let fun = crate::ir::types::fun(f32(), f32());
+        let e = from_json(&json!(1), &fun, &no_sizes, "f").unwrap_err();
+        assert_eq!(e.to_string(), "`f`: a function cannot be given as JSON");
     }
 
     #[test]

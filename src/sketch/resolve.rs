@@ -538,12 +538,12 @@ impl<'p> Resolver<'p> {
         let mut ok = true;
         for (key, value) in values {
             let parsed: Result<(), String> = match key.text.as_str() {
-                "time" => {
-                    crate::support::units::parse_duration(&value.text).map(|d| limits.time = d)
-                }
-                "memory" => {
-                    crate::support::units::parse_size(&value.text).map(|m| limits.memory = m)
-                }
+                "time" => crate::support::units::parse_duration(&value.text)
+                    .map(|d| limits.time = d)
+                    .map_err(|e| e.to_string()),
+                "memory" => crate::support::units::parse_size(&value.text)
+                    .map(|m| limits.memory = m)
+                    .map_err(|e| e.to_string()),
                 "nodes" => value
                     .text
                     .parse::<usize>()
@@ -684,7 +684,8 @@ impl<'p> Resolver<'p> {
                     push(out, rule);
                     true
                 }
-                Err(msg) => {
+                Err(e) => {
+                    let msg = e.to_string();
                     self.error(f, Diagnostic::error(format!("rule `{spec}`"), span, msg));
                     false
                 }

@@ -145,19 +145,31 @@ pub fn add_nat_beta(egraph: &mut RiseEGraph, body: Id, value: &Nat) -> Id {
     add_expr(egraph, &debruijn::subst_nat(&b, value))
 }
 
+/// A class holding a node of another type: the typed e-graph invariant is broken.
+#[cfg(any(test, feature = "testkit"))]
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("class {class} of type {class_type} holds node {node} of type {}", node.ty)]
+pub struct TypeInvariantError {
+    /// The class.
+    pub class: Id,
+    /// Its type.
+    pub class_type: crate::ir::types::Type,
+    /// The node of another type.
+    pub node: RiseNode,
+}
+
 /// Checks the typed e-graph invariant: every node of a class has the class's type. Returns the
 /// first offending class.
 #[cfg(any(test, feature = "testkit"))]
-pub fn check_types(egraph: &RiseEGraph) -> Result<(), String> {
+pub fn check_types(egraph: &RiseEGraph) -> Result<(), TypeInvariantError> {
     for class in egraph.classes() {
         for node in &class.nodes {
             if node.ty != *class.data.ty() {
-                return Err(format!(
-                    "class {} of type {} holds node {node} of type {}",
-                    class.id,
-                    class.data.ty(),
-                    node.ty
-                ));
+                return Err(TypeInvariantError {
+                    class: class.id,
+                    class_type: class.data.ty().clone(),
+                    node: node.clone(),
+                });
             }
         }
     }
