@@ -1,6 +1,7 @@
 //! `risec emit-c`: a `.rise` file that is already low-level, compiled to `out.c` and `out.h`.
 
 use super::{emit_c, CProgram, CodegenError, CodegenOptions};
+use crate::core::sizes::{parse_sizes, SizesError};
 use crate::core::TypedProgram;
 use crate::support::output::{write_all_atomically, WriteError};
 use std::path::{Path, PathBuf};
@@ -29,46 +30,6 @@ pub enum EmitCError {
     /// The source or the header could not be written (neither is then changed).
     #[error(transparent)]
     Write(#[from] WriteError),
-}
-
-/// Sizes given as text (`m=1024,n=512`) that are not values for every size parameter.
-/// `Display` gives the message risec prints.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SizesError {
-    /// An item is not `NAME=VALUE`.
-    #[error("error: `--size {item}`: expected NAME=VALUE, as in `--size m=1024,n=1024`")]
-    NotAnAssignment {
-        /// The item (`m1024`).
-        item: String,
-    },
-    /// The program has no size parameter of this name.
-    #[error(
-        "error: `{program}` has no size parameter `{name}`; its size parameters are: {}",
-        params.join(", ")
-    )]
-    UnknownParameter {
-        /// The program's entry point.
-        program: String,
-        /// The name given.
-        name: String,
-        /// The program's size parameters.
-        params: Vec<String>,
-    },
-    /// A value is not a whole number.
-    #[error("error: size `{item}`: expected a positive whole number")]
-    NotANumber {
-        /// The item (`m=ten`).
-        item: String,
-    },
-    /// Some size parameters were given no value.
-    #[error(
-        "error: missing sizes for {}: `--size` must give every size parameter",
-        missing.join(", ")
-    )]
-    Missing {
-        /// Their names, in declaration order.
-        missing: Vec<String>,
-    },
 }
 
 /// The header path that goes with a source path: `dir/out.c` → `dir/out.h`.
@@ -101,42 +62,6 @@ pub fn options_for(
         header_name,
         function_name: None,
     })
-}
-
-/// Parses `m=1024,n=512` into values for every size parameter, in declaration order.
-pub fn parse_sizes(program: &TypedProgram, text: &str) -> Result<Vec<u64>, SizesError> {
-    let mut values: Vec<Option<u64>> = vec![None; program.size_params.len()];
-    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (name, value) = item
-            .split_once('=')
-            .ok_or_else(|| SizesError::NotAnAssignment {
-                item: item.to_string(),
-            })?;
-        let slot = program
-            .size_params
-            .iter()
-            .position(|s| s == name.trim())
-            .ok_or_else(|| SizesError::UnknownParameter {
-                program: program.name.clone(),
-                name: name.trim().to_string(),
-                params: program.size_params.clone(),
-            })?;
-        let v: u64 = value.trim().parse().map_err(|_| SizesError::NotANumber {
-            item: item.to_string(),
-        })?;
-        values[slot] = Some(v);
-    }
-    let missing: Vec<String> = program
-        .size_params
-        .iter()
-        .zip(&values)
-        .filter(|(_, v)| v.is_none())
-        .map(|(n, _)| n.clone())
-        .collect();
-    if !missing.is_empty() {
-        return Err(SizesError::Missing { missing });
-    }
-    Ok(values.into_iter().flatten().collect())
 }
 
 /// Compiles and writes `output` and its header; without `output`, returns the source text.
@@ -181,31 +106,8 @@ mod tests {
     }
 
     #[test]
-    fn sizes_errors_are_typed() {
+    fn output_errors_are_typed() {
         let p = program();
-        assert_eq!(parse_sizes(&p, " n=3, m=2 ").unwrap(), [2, 3]);
-        let e = parse_sizes(&p, "m2").unwrap_err();
-        assert_eq!(e, SizesError::NotAnAssignment { item: "m2".into() });
-        assert_eq!(
-            e.to_string(),
-            "error: `--size m2`: expected NAME=VALUE, as in `--size m=1024,n=1024`"
-        );
-        let e = parse_sizes(&p, "q=1").unwrap_err();
-        assert!(matches!(&e, SizesError::UnknownParameter { name, .. } if name == "q"));
-        assert_eq!(
-            e.to_string(),
-            "error: `copy` has no size parameter `q`; its size parameters are: m, n"
-        );
-        assert!(matches!(
-            parse_sizes(&p, "m=two"),
-            Err(SizesError::NotANumber { .. })
-        ));
-        let e = parse_sizes(&p, "n=4").unwrap_err();
-        assert_eq!(e, SizesError::Missing { missing: vec!["m".into()] });
-        assert_eq!(
-            e.to_string(),
-            "error: missing sizes for m: `--size` must give every size parameter"
-        );
         let e = options_for(&p, None, Some("m=1")).unwrap_err();
         assert!(matches!(e, EmitCError::Sizes(SizesError::Missing { .. })));
         let e = options_for(&p, Some(Path::new("..")), None).unwrap_err();

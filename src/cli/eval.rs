@@ -8,6 +8,7 @@
 //! generated from the seed; sizes not given with `--size` are taken from the file's `sizes`,
 //! else read off the lengths of the input lists.
 
+use crate::core::sizes::{parse_some_sizes, require_all_sizes};
 use crate::core::TypedProgram;
 use crate::frontend::load::compile_file;
 use crate::interp::{self, json, random::Rng};
@@ -66,7 +67,7 @@ pub fn eval(path: &str, options: &EvalOptions) -> Result<String, String> {
         Some(file) => read_inputs(file, &p)?,
         None => Inputs::default(),
     };
-    let mut sizes = parse_size_args(&p, &options.sizes)?;
+    let mut sizes = parse_some_sizes(&p, &options.sizes).map_err(|e| e.to_string())?;
     for (slot, name) in sizes.iter_mut().zip(&p.size_params) {
         if slot.is_none() {
             *slot = given.sizes.get(name).copied();
@@ -206,74 +207,10 @@ fn sizes_innermost_first(sizes: &[u64]) -> Vec<u64> {
     sizes.iter().rev().copied().collect()
 }
 
-/// Parses `m=4,n=3` into values for some of the program's size parameters, in declaration
-/// order.
-fn parse_size_args(p: &TypedProgram, text: &str) -> Result<Vec<Option<u64>>, String> {
-    let mut values: Vec<Option<u64>> = vec![None; p.size_params.len()];
-    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (name, value) = item.split_once('=').ok_or_else(|| {
-            format!("error: `--size {item}`: expected NAME=VALUE, as in `--size m=4,n=3`")
-        })?;
-        let (name, value) = (name.trim(), value.trim());
-        let slot = p
-            .size_params
-            .iter()
-            .position(|s| s == name)
-            .ok_or_else(|| {
-                format!(
-                    "error: `{}` has no size parameter `{name}`; its size parameters are: {}",
-                    p.name,
-                    p.size_params.join(", ")
-                )
-            })?;
-        let v: u64 = value.parse().map_err(|e: std::num::ParseIntError| {
-            if *e.kind() == std::num::IntErrorKind::PosOverflow {
-                format!(
-                    "error: size `{name}={value}` is too large (the largest is {})",
-                    u64::MAX
-                )
-            } else {
-                format!("error: size `{name}={value}`: expected a natural number")
-            }
-        })?;
-        if values[slot].is_some() {
-            return Err(format!(
-                "error: `--size` gives `{name}` twice; give each size once, as in `--size {}`",
-                size_pattern(p)
-            ));
-        }
-        values[slot] = Some(v);
-    }
-    Ok(values)
-}
-
-/// `m=…,n=…` for the program's size parameters.
-fn size_pattern(p: &TypedProgram) -> String {
-    p.size_params
-        .iter()
-        .map(|n| format!("{n}=…"))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// Every size, or an error naming the missing ones; sizes beyond the interpreter's limit on
 /// elements are errors too.
 fn require_all(p: &TypedProgram, values: Vec<Option<u64>>) -> Result<Vec<u64>, String> {
-    let missing: Vec<&str> = p
-        .size_params
-        .iter()
-        .zip(&values)
-        .filter(|(_, v)| v.is_none())
-        .map(|(n, _)| n.as_str())
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "error: missing sizes for {}: pass them as `--size {}`",
-            missing.join(", "),
-            size_pattern(p)
-        ));
-    }
-    let values: Vec<u64> = values.into_iter().map(|v| v.unwrap_or(0)).collect();
+    let values = require_all_sizes(p, values).map_err(|e| e.to_string())?;
     for (name, v) in p.size_params.iter().zip(&values) {
         if *v > interp::MAX_ELEMENTS {
             return Err(format!(
@@ -298,7 +235,7 @@ fn check_facts(p: &TypedProgram, sizes: &[u64]) -> Result<(), String> {
         .collect();
     Err(format!(
         "error: the program assumes {}, which is false for {}",
-        super::fact_to_source(p, fact),
+        crate::core::print::fact_to_source(p, fact),
         assignment.join(",")
     ))
 }

@@ -23,7 +23,7 @@ mod rules;
 #[cfg(not(feature = "testkit"))]
 pub(crate) use self::{
     bench::bench,
-    check::{check, fact_to_source},
+    check::check,
     emit_c::emit_c,
     eval::{eval, EvalOptions},
     print::print,
@@ -33,7 +33,7 @@ pub(crate) use self::{
 #[cfg(feature = "testkit")]
 pub use self::{
     bench::{bench, BenchArgs},
-    check::{check, fact_to_source},
+    check::check,
     emit_c::emit_c,
     eval::{eval, EvalOptions, OutputFormat, DEFAULT_MEMORY},
     print::print,

@@ -9,6 +9,7 @@
 pub mod debruijn;
 pub mod normalize;
 pub mod print;
+pub mod sizes;
 
 use crate::ir::nat::Nat;
 use crate::ir::primitive::Primitive;

@@ -15,6 +15,26 @@ pub fn program_to_source(p: &TypedProgram) -> String {
     program_to_source_declaring(p, &[])
 }
 
+/// A fact the program relies on, for people: a divisibility fact as "`m/4` is a whole
+/// number", a difference that must not be negative as "`n ≥ 5`".
+pub fn fact_to_source(p: &TypedProgram, fact: &Nat) -> String {
+    use crate::ir::nat::{self, Rational};
+    if !fact.terms().iter().all(|(_, c)| c.is_integer()) {
+        return format!("`{}` is a whole number", program_nat_to_source(p, fact));
+    }
+    let constant = fact
+        .terms()
+        .iter()
+        .find(|(m, _)| m.factors().is_empty())
+        .map_or(0, |(_, c)| c.numer());
+    if constant < 0 {
+        let rest = nat::sub(fact, &nat::constant(Rational::int(constant)));
+        format!("`{} ≥ {}`", program_nat_to_source(p, &rest), -constant)
+    } else {
+        format!("`{} ≥ 0`", program_nat_to_source(p, fact))
+    }
+}
+
 /// Like [`program_to_source`], but declares the divisibility `facts` (over the size parameters,
 /// as in [`TypedProgram::facts`]) so that the text checks again: a fact `m/32` is written into
 /// the first parameter type where `m` is an extent, as `(m/32*32)`, which the type checker
