@@ -23,7 +23,8 @@
 //!
 //! Five calls cover the main job: [`load_program`] reads a program file, [`parse_program`]
 //! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps, [`optimize`]
-//! runs them and lowers the result, [`emit_c`] generates C. Every failure is an [`Error`] a caller can
+//! runs them and lowers the result ([`optimize_with_progress`] also reports every iteration),
+//! [`emit_c`] generates C. Every failure is an [`Error`] a caller can
 //! match on; its `Display` is the message the `risec` command prints (file:line:col, the source
 //! line underlined).
 //!
@@ -46,7 +47,7 @@
 //! | --- | --- |
 //! | `ir` | what every stage shares: sizes (`nat`), types, primitives, hash-consing |
 //! | `frontend` | `.rise` text → typed program: `syntax` (lexer, parser, AST), `elab`, `load` |
-//! | `core` | the typed core IR: De Bruijn terms, beta-eta normal form, printer |
+//! | `core` | the typed core IR: De Bruijn terms, beta-eta normal form, printer, size assignments (`--size`) |
 //! | `interp` | the reference interpreter and random inputs |
 //! | `eqsat` | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `stats`, `prove` |
 //! | `sketch` | `.sk` files: syntax, `resolve` (→ guide steps), satisfaction, `extract`, `guided` search |
@@ -86,13 +87,12 @@ stages!(
 );
 
 pub mod cli;
+mod error;
 
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;
 pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
 pub use crate::eqsat::runner::{Limits, StopReason};
-mod error;
-
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};
 pub use crate::pipeline::Optimized;

@@ -4,7 +4,9 @@
 //! ([`ExprKind::Lambda`]) binds expression index 0 and shifts only expression indices; a nat
 //! lambda ([`ExprKind::NatLambda`]) binds nat index 0, which types and nat arguments below it refer
 //! to. Helper definitions of a source file are already inlined, so a [`TypedProgram`] is one
-//! closed term. The [`print`](mod@print) module turns a term back into surface syntax that re-elaborates to the same term.
+//! closed term. The [`print`](mod@print) module turns a term back into surface syntax that
+//! re-elaborates to the same term; [`debruijn`] shifts and substitutes; [`normalize`] computes
+//! beta-eta normal forms; [`sizes`] reads size assignments (`--size m=1024,n=512`).
 
 pub mod debruijn;
 pub mod normalize;
