@@ -121,3 +121,14 @@ fn progress_is_reported_per_iteration_and_programs_print_as_rise() {
             .any(|(n, index, _)| n == name && *index == (i + 1, 2)));
     }
 }
+
+#[test]
+fn a_missing_sketch_file_is_reported_as_unreadable() {
+    let e = load_sketch(format!("{ROOT}/sketches/no-such.sk"), &matmul()).unwrap_err();
+    assert!(matches!(e, Error::Sketch(_)), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("cannot read") && text.contains("no-such.sk"),
+        "{text}"
+    );
+}

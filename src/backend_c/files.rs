@@ -10,6 +10,16 @@ use std::path::{Path, PathBuf};
 /// prints.
 #[derive(Debug, thiserror::Error)]
 pub enum EmitCError {
+    /// The output path is the header's own path (`-o mm.h`): the source would be overwritten
+    /// by its header.
+    #[error(
+        "error: `-o {}`: name the C source (`.c`); its header is written beside it with `.h`",
+        path.display()
+    )]
+    HeaderAsOutput {
+        /// The path given.
+        path: PathBuf,
+    },
     /// The output path names no file (`-o ..`), so there is no header name to derive.
     #[error("error: `{}` is not a file path", path.display())]
     NotAFilePath {
@@ -44,6 +54,11 @@ pub fn options_for(
     output: Option<&Path>,
     sizes: Option<&str>,
 ) -> Result<CodegenOptions, EmitCError> {
+    if let Some(p) = output.filter(|p| p.file_name().is_some() && header_path(p) == *p) {
+        return Err(EmitCError::HeaderAsOutput {
+            path: p.to_path_buf(),
+        });
+    }
     let header_name = match output {
         Some(p) => header_path(p)
             .file_name()
@@ -113,6 +128,8 @@ mod tests {
         let e = options_for(&p, Some(Path::new("..")), None).unwrap_err();
         assert!(matches!(e, EmitCError::NotAFilePath { .. }));
         assert_eq!(e.to_string(), "error: `..` is not a file path");
+        let e = options_for(&p, Some(Path::new("out/mm.h")), None).unwrap_err();
+        assert!(matches!(e, EmitCError::HeaderAsOutput { .. }), "{e}");
         // A `map` (not `mapSeq`) that writes memory is not low-level: the backend refuses it.
         let text = "def inc {n : nat} (x : n.f32) : n.f32 = map (fun v => v + 1.0) x";
         let inc = compile_source(&SourceFile::new("inc.rise", text), None).unwrap();

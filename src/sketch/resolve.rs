@@ -71,7 +71,7 @@ pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, Sketc
         Some(main) if r.errors.is_empty() => r.steps(main),
         _ => Vec::new(),
     };
-    if r.errors.is_empty() {
+    if r.errors.is_empty() && r.plain_errors.is_empty() {
         if steps.is_empty() {
             return Err(SketchError {
                 messages: vec![format!(

@@ -32,6 +32,19 @@ fn folder(path: &Path) -> &Path {
     }
 }
 
+/// The permissions a written file gets: those of the file it replaces, else read-write for its
+/// owner and readable by all (what a plain create gives under the usual umask; a temporary
+/// file alone would be private to its owner).
+fn permissions_for(path: &Path) -> Option<std::fs::Permissions> {
+    match std::fs::metadata(path) {
+        Ok(m) => Some(m.permissions()),
+        #[cfg(unix)]
+        Err(_) => Some(std::os::unix::fs::PermissionsExt::from_mode(0o644)),
+        #[cfg(not(unix))]
+        Err(_) => None,
+    }
+}
+
 /// Checks, before long work, that `path` can later be written: its folder exists and it is not
 /// a folder itself.
 pub fn check_writable(path: &Path) -> Result<(), WriteError> {
@@ -58,8 +71,12 @@ pub fn write_all_atomically(files: &[(&Path, &str)]) -> Result<(), WriteError> {
     let mut written = Vec::with_capacity(files.len());
     for (path, contents) in files {
         check_writable(path)?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".risec-")
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".risec-");
+        if let Some(permissions) = permissions_for(path) {
+            builder.permissions(permissions);
+        }
+        let mut tmp = builder
             .tempfile_in(folder(path))
             .map_err(|e| WriteError::new(path, e))?;
         tmp.write_all(contents.as_bytes())
@@ -107,6 +124,20 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&c).unwrap(), "old");
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
         assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn new_files_are_readable_by_all_and_replaced_ones_keep_their_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("mode");
+        let (new, old) = (dir.join("new.c"), dir.join("old.c"));
+        std::fs::write(&old, "x").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_all_atomically(&[(&new, "a"), (&old, "b")]).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&new), 0o644);
+        assert_eq!(mode(&old), 0o640);
     }
 
     #[test]
