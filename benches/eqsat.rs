@@ -50,7 +50,7 @@ fn eqsat(c: &mut Criterion) {
                     outcome.search.summary.rewrites
                 );
             }
-            b.iter(|| black_box(problem.search(&limits)).found)
+            b.iter(|| black_box(problem.search(&limits)).found())
         });
     }
     group.finish();

@@ -118,7 +118,7 @@ fn goals() {
             println!(
                 "{:<22} {:>6} {:>6} {:>9} {:>9} {:>10.1} {:>10}",
                 goal.name,
-                out.found,
+                out.found(),
                 out.search.summary.iterations,
                 out.search.summary.nodes,
                 out.search.summary.classes,

@@ -24,7 +24,7 @@ fn goals_dir() -> &'static str {
 #[test]
 fn the_chain_of_three_stays_under_2000_enodes_for_20_iterations() {
     let out = chain_problem(3).search(&iterations(20));
-    assert!(!out.found);
+    assert!(!out.found());
     assert!(matches!(
         out.search.summary.stop,
         StopReason::IterationLimit | StopReason::Saturated
@@ -74,7 +74,7 @@ fn every_shipped_goal_is_found_with_no_more_enodes_or_iterations_than_before() {
     for goal in GOALS {
         let problem = goal.problem(goals_dir()).unwrap();
         let out = problem.search(&iterations(40));
-        assert!(out.found, "{}: {}", goal.name, out.headline());
+        assert!(out.found(), "{}: {}", goal.name, out.headline());
         let &(_, nodes, iters) = BEFORE
             .iter()
             .find(|b| b.0 == goal.name)

@@ -34,6 +34,6 @@ pub fn prove(
     }
     Ok(ProveOutput {
         text,
-        found: outcome.found,
+        found: outcome.found(),
     })
 }

@@ -205,7 +205,6 @@ impl Problem {
             .map(|n| program_nat_to_source(&self.start, n))
             .collect();
         let mut outcome = Outcome {
-            found: search.summary.found,
             search,
             start_name: self.start.name.clone(),
             goal_name: self.goal.name.clone(),
@@ -227,8 +226,6 @@ pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome,
 /// What a search found.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// Whether the goal is in the start's e-class.
-    pub found: bool,
     /// The search's statistics: its limits, every iteration, why it stopped, the totals, and
     /// the divisibility facts the rules assumed (`summary.assumed`, as `n/32`).
     pub search: SearchStats,
@@ -247,6 +244,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Whether the goal is in the start's e-class (the search stopped at its goal).
+    pub fn found(&self) -> bool {
+        self.search.summary.found
+    }
+
     /// The first line: `found: …` or `not found: …`, naming the limit that stopped the search.
     pub fn headline(&self) -> String {
         let n = self.search.summary.iterations;
