@@ -5,6 +5,7 @@ use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::frontend::load::LoadError;
 use crate::sketch::guided::NotFound;
 use crate::sketch::resolve::SketchError;
+use crate::support::budget::Exhausted;
 
 /// Any failure of the library API. `Display` gives the message `risec` prints.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +23,10 @@ pub enum Error {
     /// backend does not support).
     #[error(transparent)]
     Codegen(#[from] CodegenError),
+    /// The run's time or memory budget ran out outside the searches (whose own limits end
+    /// them with [`Error::NotFound`]).
+    #[error("error: {0}")]
+    Budget(#[from] Exhausted),
     /// A bug in risec.
     #[error("error: internal compiler error: {0}")]
     Internal(String),

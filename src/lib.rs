@@ -98,6 +98,7 @@ pub use crate::frontend::load::{FrontEndError, LoadError};
 pub use crate::pipeline::Optimized;
 pub use crate::sketch::guided::{NotFound, Progress, SearchOptions};
 pub use crate::sketch::resolve::{GuideStep, SketchError};
+pub use crate::support::budget::{Budget, Exhausted, Stage};
 pub use error::Error;
 
 use std::path::Path;
@@ -123,7 +124,7 @@ pub fn load_sketch(
 }
 
 /// Runs the guide steps on `program` (each a fresh e-graph grown until its sketch is satisfied,
-/// all steps within `options.total_time`), then lowers the result to low-level Rise.
+/// all steps within `options.budget`), then lowers the result to low-level Rise.
 pub fn optimize(
     program: &TypedProgram,
     steps: &[GuideStep],

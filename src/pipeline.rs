@@ -12,6 +12,7 @@ use crate::eqsat::stats::SearchStats;
 use crate::Error;
 use crate::sketch::guided::{self, Progress, SearchOptions};
 use crate::sketch::resolve;
+use crate::support::budget::Stage;
 
 /// A successful optimisation.
 #[derive(Clone, Debug)]
@@ -35,7 +36,9 @@ pub fn optimize_program(
 ) -> Result<Optimized, Error> {
     let outcome =
         guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
+    options.budget.check(Stage::Lowering)?;
     let lowered = crate::lowlevel::lower(&outcome.program);
+    options.budget.check(Stage::Lowering)?;
     if lowered.term.ty != program.term.ty {
         return Err(Error::Internal(format!(
             "the optimised program has type {}, not {}",

@@ -81,9 +81,7 @@ fn an_unreachable_sketch_is_not_found_with_the_failed_step() {
     )
     .unwrap();
     let steps = load_sketch(&path, &program).unwrap();
-    let options = SearchOptions {
-        total_time: Duration::from_secs(10),
-    };
+    let options = SearchOptions::within(Duration::from_secs(10));
     match optimize(&program, &steps, &options) {
         Err(Error::NotFound(nf)) => {
             let step = nf.failed_step().unwrap();

@@ -71,9 +71,13 @@ pub(super) struct MainJob {
     /// No progress lines or summary on standard error.
     #[arg(short, long)]
     pub(super) quiet: bool,
-    /// Time budget of all steps together, e.g. `60s`.
+    /// Time budget of the whole run (loading the sketch, every step, lowering, C), e.g. `60s`.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub(super) time: Duration,
+    /// Limit on the process's resident memory for the whole run, e.g. `2GiB` [default: 4 GiB,
+    /// or less where the process may not allocate that much (`ulimit -v`, cgroup)].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(super) memory: Option<u64>,
     /// The definition to use as entry point (default: the last one).
     #[arg(long)]
     pub(super) entry: Option<String>,
@@ -115,9 +119,10 @@ pub(super) enum Command {
         /// `text`, or `json`: one object with the sizes, inputs and result.
         #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
         output: OutputFormat,
-        /// Memory budget of the interpreter, e.g. `4GiB`, `512MiB`.
-        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
-        memory: u64,
+        /// Memory budget of the interpreter, e.g. `4GiB`, `512MiB` [default: 4 GiB, or less
+        /// where the process may not allocate that much (`ulimit -v`, cgroup)].
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        memory: Option<u64>,
     },
     /// Pretty-print the elaborated core term as Rise source.
     Print {
@@ -176,9 +181,10 @@ pub(super) enum Command {
         /// Limit on iterations.
         #[arg(long, value_name = "N", default_value_t = Limits::default().iterations)]
         iterations: usize,
-        /// Limit on the process's resident memory, e.g. `4GiB`, `512MiB`.
-        #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
-        memory: u64,
+        /// Limit on the process's resident memory, e.g. `4GiB`, `512MiB` [default: 4 GiB, or
+        /// less where the process may not allocate that much (`ulimit -v`, cgroup)].
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        memory: Option<u64>,
         /// Do not let rules assume divisibility facts (`32 divides n`) they cannot prove.
         #[arg(long)]
         no_assume: bool,

@@ -2,6 +2,7 @@
 //! lines and step summaries on standard error, the result as Rise or C, and `--stats`.
 
 use super::args::{Emit, MainJob};
+use crate::support::budget::Stage;
 use std::process::ExitCode;
 
 /// Runs `risec PROGRAM.rise --sketch FILE.sk …` and returns its exit status.
@@ -24,8 +25,11 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
         return fail("error: `--size` compiles sizes into C: use it with `--emit c` or `-o OUT.c`");
     }
     let started = std::time::Instant::now();
+    let memory = job
+        .memory
+        .unwrap_or_else(crate::support::memory::default_limit);
     let options = crate::sketch::guided::SearchOptions {
-        total_time: job.time,
+        budget: crate::support::budget::Budget::new(job.time, memory),
     };
     let quiet = job.quiet;
     let mut progress = |p: &crate::sketch::guided::Progress| {
@@ -86,7 +90,15 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             if emit_c {
                 let out = job.output.as_deref().map(std::path::Path::new);
                 let size = job.size.as_deref();
-                return match crate::backend_c::files::compile_to_files(&done.program, out, size) {
+                let generated = options
+                    .budget
+                    .check(Stage::GeneratingC)
+                    .map_err(|e| format!("error: {e}"))
+                    .and_then(|()| {
+                        crate::backend_c::files::compile_to_files(&done.program, out, size)
+                            .map_err(|e| e.to_string())
+                    });
+                return match generated {
                     Ok((_, text)) => {
                         if out.is_none() {
                             print!("{text}");
@@ -95,7 +107,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                         }
                         ExitCode::SUCCESS
                     }
-                    Err(e) => fail(&e.to_string()),
+                    Err(e) => fail(&e),
                 };
             }
             match &job.output {

@@ -50,13 +50,10 @@ impl Default for EvalOptions {
             entry: None,
             inputs: None,
             output: OutputFormat::Text,
-            memory: DEFAULT_MEMORY,
+            memory: crate::support::memory::default_limit(),
         }
     }
 }
-
-/// The default memory budget of `risec eval`: 4 GiB.
-pub const DEFAULT_MEMORY: u64 = 4 << 30;
 
 /// `risec eval FILE …`: the inputs and the interpreter's result, as text or JSON.
 pub fn eval(path: &str, options: &EvalOptions) -> Result<String, String> {

@@ -35,7 +35,7 @@ pub use self::{
     bench::{bench, BenchArgs},
     check::check,
     emit_c::emit_c,
-    eval::{eval, EvalOptions, OutputFormat, DEFAULT_MEMORY},
+    eval::{eval, EvalOptions, OutputFormat},
     print::print,
     prove::{prove, ProveOutput},
     rules::{costs, rules},
@@ -97,7 +97,7 @@ fn run(command: Command) -> ExitCode {
                 entry,
                 inputs,
                 output,
-                memory,
+                memory: memory.unwrap_or_else(crate::support::memory::default_limit),
             };
             eval(&file, &options).map(ok)
         }
@@ -132,7 +132,7 @@ fn run(command: Command) -> ExitCode {
                     time,
                     nodes,
                     iterations,
-                    memory,
+                    memory: memory.unwrap_or_else(crate::support::memory::default_limit),
                     ..Limits::default()
                 },
                 entry,

@@ -18,7 +18,12 @@ use crate::ir::primitive::Primitive;
 use crate::ir::types::{ScalarType, Type};
 
 /// A typed core term.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Terms can be far deeper than their source is nested (a 100,000-term sum is a tree 100,000
+/// levels deep), so cloning, comparing and hashing recurse through
+/// [`crate::support::stack::guarded`], and dropping dismantles the tree with an explicit
+/// stack: none of them overflows an ordinary thread's stack.
+#[derive(Debug, Eq)]
 pub struct Expr {
     /// The node.
     pub kind: ExprKind,
@@ -172,5 +177,65 @@ impl TypedProgram {
             })
             .is_err()
         })
+    }
+}
+
+impl Clone for Expr {
+    fn clone(&self) -> Expr {
+        crate::support::stack::guarded(|| Expr {
+            kind: self.kind.clone(),
+            ty: self.ty.clone(),
+        })
+    }
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        crate::support::stack::guarded(|| self.ty == other.ty && self.kind == other.kind)
+    }
+}
+
+impl std::hash::Hash for Expr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        crate::support::stack::guarded(|| {
+            self.kind.hash(state);
+            self.ty.hash(state);
+        })
+    }
+}
+
+impl Drop for Expr {
+    /// Moves the children out onto an explicit stack, so that no drop recurses more than one
+    /// level (the derived drop recurses once per level of the tree).
+    fn drop(&mut self) {
+        if !has_children(&self.kind) {
+            return;
+        }
+        let mut pending: Vec<Box<Expr>> = Vec::new();
+        take_children(&mut self.kind, &mut pending);
+        while let Some(mut child) = pending.pop() {
+            if has_children(&child.kind) {
+                take_children(&mut child.kind, &mut pending);
+            }
+        }
+    }
+}
+
+fn has_children(kind: &ExprKind) -> bool {
+    matches!(
+        kind,
+        ExprKind::Lambda(_) | ExprKind::App(..) | ExprKind::NatLambda(_) | ExprKind::NatApp(..)
+    )
+}
+
+/// Replaces `kind` by a leaf and pushes its children onto `out`.
+fn take_children(kind: &mut ExprKind, out: &mut Vec<Box<Expr>>) {
+    match std::mem::replace(kind, ExprKind::Var(0)) {
+        ExprKind::App(f, a) => {
+            out.push(f);
+            out.push(a);
+        }
+        ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => out.push(b),
+        ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => {}
     }
 }

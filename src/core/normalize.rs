@@ -64,30 +64,24 @@ fn normal_unguarded(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
         ExprKind::App(f, a) => {
             let f = normal(f, fuel)?;
             let a = normal(a, fuel)?;
-            match f.kind {
+            match &f.kind {
                 ExprKind::Lambda(body) => {
-                    let reduced = subst_var(&body, &a);
+                    let reduced = subst_var(body, &a);
                     burn(fuel, reduced.size())?;
                     normal(&reduced, fuel)?
                 }
-                kind => Expr::new(
-                    ExprKind::App(Box::new(Expr::new(kind, f.ty)), Box::new(a)),
-                    e.ty.clone(),
-                ),
+                _ => Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone()),
             }
         }
         ExprKind::NatApp(f, n) => {
             let f = normal(f, fuel)?;
-            match f.kind {
+            match &f.kind {
                 ExprKind::NatLambda(body) => {
-                    let reduced = subst_nat(&body, n);
+                    let reduced = subst_nat(body, n);
                     burn(fuel, reduced.size())?;
                     normal(&reduced, fuel)?
                 }
-                kind => Expr::new(
-                    ExprKind::NatApp(Box::new(Expr::new(kind, f.ty)), n.clone()),
-                    e.ty.clone(),
-                ),
+                _ => Expr::new(ExprKind::NatApp(Box::new(f), n.clone()), e.ty.clone()),
             }
         }
         ExprKind::Lambda(b) => {

@@ -72,7 +72,7 @@ impl Default for Limits {
             time: Duration::from_secs(10),
             nodes: 1_000_000,
             iterations: 40,
-            memory: 4 << 30,
+            memory: crate::support::memory::default_limit(),
             matches_per_rule: 1_000_000,
             reduction_passes: 1,
         }
@@ -149,6 +149,8 @@ pub fn run(
         largest_rebuild: 0,
         nodes_at_rebuild: 0,
         memo_at_rebuild: 0,
+        last_goal: Duration::ZERO,
+        last_goal_nodes: 0,
     };
     budget.rebuild(egraph);
     let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
@@ -164,7 +166,7 @@ pub fn run(
         memory_bytes: crate::support::memory::resident_memory(),
     });
     let stop = loop {
-        if goal(egraph) {
+        if budget.check_goal(egraph, goal) {
             break StopReason::Goal;
         }
         if iterations.len() >= limits.iterations {
@@ -195,14 +197,14 @@ pub fn run(
         progress(&done);
         iterations.push(done);
         if let Some(reason) = outcome.stopped {
-            break if goal(egraph) {
+            break if budget.check_goal(egraph, goal) {
                 StopReason::Goal
             } else {
                 reason
             };
         }
         if !changed {
-            break if goal(egraph) {
+            break if budget.check_goal(egraph, goal) {
                 StopReason::Goal
             } else {
                 StopReason::Saturated
@@ -258,12 +260,39 @@ struct Budget<'a> {
     /// Size of egg's hash-cons memo after the last rebuild: every e-node added since then
     /// grows it by one.
     memo_at_rebuild: usize,
+    /// How long the last goal check took.
+    last_goal: Duration,
+    /// E-nodes of the e-graph it checked.
+    last_goal_nodes: usize,
 }
 
 impl Budget<'_> {
-    /// Whether the time is up, leaving room for the rebuild that must follow.
+    /// Whether the time is up, leaving room for the rebuild that must follow and the goal
+    /// check after it.
     fn out_of_time(&self, egraph: &RiseEGraph) -> bool {
-        self.start.elapsed() + self.rebuild_estimate(egraph) >= self.limits.time
+        self.start.elapsed() + self.rebuild_estimate(egraph) + self.goal_estimate(egraph)
+            >= self.limits.time
+    }
+
+    /// How long the goal check after the next rebuild would take: the last check's time,
+    /// grown with the square of the e-graph's growth since (a sketch check visits every e-node
+    /// once per sketch node, and its fixpoints take more rounds on larger e-graphs).
+    fn goal_estimate(&self, egraph: &RiseEGraph) -> Duration {
+        let growth = self.nodes(egraph) as f64 / self.last_goal_nodes.max(1) as f64;
+        self.last_goal.mul_f64(growth.max(1.0).powi(2))
+    }
+
+    /// Checks the goal on `egraph`, measuring how long the check takes.
+    fn check_goal(
+        &mut self,
+        egraph: &RiseEGraph,
+        goal: &mut dyn FnMut(&RiseEGraph) -> bool,
+    ) -> bool {
+        let began = Instant::now();
+        let reached = goal(egraph);
+        self.last_goal = began.elapsed();
+        self.last_goal_nodes = egraph.total_number_of_nodes();
+        reached
     }
 
     /// How long rebuilding now would take: rebuild time grows with the e-nodes added since the
@@ -304,10 +333,8 @@ impl Budget<'_> {
     /// Whether the resident memory, plus what egg's hash tables are about to allocate when
     /// they next grow ([`crate::eqsat::egraph::imminent_growth`]), reaches the memory limit.
     fn over_memory(&self, egraph: &RiseEGraph) -> bool {
-        crate::support::memory::resident_memory().is_some_and(|m| {
-            m.saturating_add(crate::eqsat::egraph::imminent_growth(egraph) as u64)
-                >= self.limits.memory
-        })
+        let growth = crate::eqsat::egraph::imminent_growth(egraph) as u64;
+        crate::support::memory::would_exceed(self.limits.memory, growth).is_some()
     }
 
     /// The first limit that is reached, if any.

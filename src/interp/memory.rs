@@ -72,12 +72,15 @@ pub(crate) fn check(about_to_build: u64) -> Result<(), EvalError> {
         });
     }
     let built = BUILT.get();
-    if built < NEXT_CHECK.get() {
+    if built < NEXT_CHECK.get() && upcoming < CHECK_EVERY {
         return Ok(());
     }
     NEXT_CHECK.set(built.saturating_add(CHECK_EVERY));
     let used = used();
-    if used.saturating_add(upcoming) > limit {
+    // Under an address-space limit (`ulimit -v`), allocating may fail before the budget is
+    // reached: stop near that limit too rather than abort.
+    let near_address_limit = crate::support::memory::would_exceed(u64::MAX, upcoming).is_some();
+    if used.saturating_add(upcoming) > limit || near_address_limit {
         return Err(EvalError::OutOfMemory {
             limit,
             needed: used.saturating_add(upcoming),

@@ -14,9 +14,33 @@ use std::rc::Rc;
 /// How deep definitions may expand into each other (a guard against recursive definitions).
 const MAX_EXPANSION: usize = 64;
 
+/// How many nodes one step's sketch may expand to. Definitions that use each other twice
+/// (`def d2 = d1 or d1`, `def d3 = d2 or d2`, …) double the size at every level, so a bound on
+/// depth alone lets a short file expand to billions of nodes; checking a sketch costs its size
+/// times the e-graph's, so a sketch near this bound is far past any useful one.
+pub(super) const MAX_SKETCH_NODES: usize = 100_000;
+
 impl Resolver<'_> {
     /// Resolves a sketch expression of file `f` in the definitions' environment `env`.
     pub(super) fn sketch(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize) -> Option<Sketch> {
+        self.expanded += 1;
+        if self.expanded > MAX_SKETCH_NODES {
+            if self.expanded == MAX_SKETCH_NODES + 1 {
+                self.error(
+                    f,
+                    Diagnostic::error(
+                        "the sketch is too large",
+                        e.span,
+                        format!("its definitions expand to more than {MAX_SKETCH_NODES} nodes"),
+                    )
+                    .with_note(
+                        "a definition used twice in another doubles its size at every level; \
+                         give such a step a smaller sketch",
+                    ),
+                );
+            }
+            return None;
+        }
         if env.depth > MAX_EXPANSION {
             self.error(
                 f,

@@ -341,6 +341,10 @@ impl<'a> SketchTable<'a> {
 
     /// Builds the term chosen for `class` under sketch node `s`.
     fn build(&self, s: usize, class: Id) -> Expr {
+        crate::support::stack::guarded(|| self.build_unguarded(s, class))
+    }
+
+    fn build_unguarded(&self, s: usize, class: Id) -> Expr {
         let class = self.egraph.find(class);
         let entry = self
             .get(s, class)

@@ -2,7 +2,7 @@
 //! e-graph from the previous result in beta-eta normal form, grown with the step's rules plus
 //! the normal-form rules until the root satisfies the step's sketch (checked after every
 //! iteration, without extracting), then the cheapest satisfying term is extracted and becomes
-//! the next step's start. A global time budget bounds all steps together. Every step's
+//! the next step's start. The run's budget ([`SearchOptions::budget`]) bounds all steps together. Every step's
 //! statistics are a [`SearchStats`] (the runner's, with the step's name, sketch and extraction
 //! figures added); progress reaches the caller through the runner's progress hook.
 
@@ -17,20 +17,32 @@ use crate::ir::types::{Type, TypeNode};
 use crate::sketch::extract::SketchTable;
 use crate::sketch::resolve::GuideStep;
 use crate::sketch::Sketch;
+use crate::support::budget::Budget;
 use std::time::{Duration, Instant};
 
 /// Options of a guided search.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
-    /// The time all steps together may take.
-    pub total_time: Duration,
+    /// The run's time and memory budget: every step's limits are capped by what is left of it,
+    /// so that all steps together (with their sketch checks and extraction) end within it. Its
+    /// clock starts when it is made.
+    pub budget: Budget,
+}
+
+impl SearchOptions {
+    /// A budget of `time` from now, and the default memory limit
+    /// ([`crate::support::memory::default_limit`]).
+    pub fn within(time: Duration) -> SearchOptions {
+        SearchOptions {
+            budget: Budget::new(time, crate::support::memory::default_limit()),
+        }
+    }
 }
 
 impl Default for SearchOptions {
+    /// 60 s from now, and the default memory limit.
     fn default() -> SearchOptions {
-        SearchOptions {
-            total_time: Duration::from_secs(60),
-        }
+        SearchOptions::within(Duration::from_secs(60))
     }
 }
 
@@ -113,6 +125,14 @@ impl NotFound {
     }
 }
 
+/// What the last sketch check of a step found.
+enum Checked {
+    /// The sketch is satisfied: the cheapest satisfying term and its cost.
+    Found(Expr, u64),
+    /// It is not: the largest parts of it that are.
+    Partial(Vec<Sketch>),
+}
+
 /// A sketch as text, with sizes written as in `program` (parenthesised when compound).
 fn sketch_text(program: &TypedProgram, sketch: &Sketch) -> String {
     sketch.to_text(&|n| {
@@ -142,7 +162,6 @@ pub fn run(
     options: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Outcome, NotFound> {
-    let start = Instant::now();
     let mut term = program.term.clone();
     let mut stats = Vec::new();
     let mut assumed: Vec<Nat> = Vec::new();
@@ -158,18 +177,24 @@ pub fn run(
             }
         }
         let mut limits = step.limits.clone();
-        limits.time = limits
-            .time
-            .min(options.total_time.saturating_sub(start.elapsed()));
+        limits.time = limits.time.min(options.budget.remaining());
+        limits.memory = limits.memory.min(options.budget.memory());
         let mut assumptions = Assumptions {
             facts: program.facts.iter().chain(&assumed).cloned().collect(),
             allow_new: true,
             assumed: Vec::new(),
         };
+        // The runner's last goal check is always on the final e-graph: it keeps what the
+        // step's result needs (the extracted term, or the partial matches for the report) so
+        // that the tables are not computed again after the search.
+        let mut checked = Checked::Partial(Vec::new());
         let mut satisfied = |g: &RiseEGraph| {
-            SketchTable::new(g, &step.sketch, step.cost)
-                .cost_at(root)
-                .is_some()
+            let table = SketchTable::new(g, &step.sketch, step.cost);
+            checked = match (table.extract(root), table.cost_at(root)) {
+                (Some(term), Some(cost)) => Checked::Found(term, cost),
+                _ => Checked::Partial(table.partial_matches(&step.sketch, root)),
+            };
+            matches!(checked, Checked::Found(..))
         };
         let mut report = |it: &IterationStats| {
             progress(&Progress {
@@ -195,16 +220,13 @@ pub fn run(
             .map(|n| crate::core::print::program_nat_to_source(program, n))
             .collect();
         assumed.extend(assumptions.assumed);
-        let table = SketchTable::new(&eg, &step.sketch, step.cost);
-        let extracted = table.extract(root);
-        record.cost = extracted.as_ref().and_then(|_| table.cost_at(root));
-        let partial = match &extracted {
-            Some(_) => Vec::new(),
-            None => table
-                .partial_matches(&step.sketch, root)
-                .iter()
-                .map(|s| sketch_text(program, s))
-                .collect(),
+        drop(eg);
+        let (extracted, partial) = match checked {
+            Checked::Found(e, cost) => {
+                record.cost = Some(cost);
+                (Some(e), Vec::new())
+            }
+            Checked::Partial(p) => (None, p.iter().map(|s| sketch_text(program, s)).collect()),
         };
         record.step_time = Some(began.elapsed());
         record.summary.message = record.step_line();

@@ -159,6 +159,9 @@ pub(super) struct Resolver<'p> {
     pub(super) errors: Vec<(usize, Diagnostic)>,
     /// Errors about a file that could not be read, reported without a source.
     pub(super) plain_errors: Vec<String>,
+    /// Sketch nodes expanded for the step being resolved (bounded by
+    /// [`super::expand::MAX_SKETCH_NODES`]).
+    pub(super) expanded: usize,
 }
 
 impl<'p> Resolver<'p> {
@@ -174,6 +177,7 @@ impl<'p> Resolver<'p> {
             user_rules: HashMap::new(),
             errors: Vec::new(),
             plain_errors: Vec::new(),
+            expanded: 0,
         }
     }
 
@@ -492,6 +496,7 @@ impl<'p> Resolver<'p> {
             }
             match field {
                 Field::Sketch(e, _) => {
+                    self.expanded = 0;
                     sketch = self.sketch(e, &Rc::new(Env::default()), f);
                     ok &= sketch.is_some();
                 }

@@ -1,7 +1,9 @@
 //! Plumbing shared by every stage: deep recursion without stack overflow ([`stack`]),
 //! durations and byte sizes as people write them ([`units`]), output files written
-//! atomically ([`output`]), and the process's memory ([`memory`]).
+//! atomically ([`output`]), the process's memory ([`memory`]), and the one time and memory
+//! budget of a whole run ([`budget`]).
 
+pub mod budget;
 pub mod memory;
 pub mod output;
 pub mod stack;

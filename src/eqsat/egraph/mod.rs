@@ -47,15 +47,19 @@ fn root_node(e: &Expr, child: &mut dyn FnMut(&Expr) -> Id) -> RiseNode {
 
 /// Adds a core term, returning its e-class.
 pub fn add_expr(egraph: &mut RiseEGraph, e: &Expr) -> Id {
-    let node = root_node(e, &mut |c| add_expr(egraph, c));
-    egraph.add(node)
+    crate::support::stack::guarded(|| {
+        let node = root_node(e, &mut |c| add_expr(egraph, c));
+        egraph.add(node)
+    })
 }
 
 /// The term as an egg expression (for look-ups with [`egg::EGraph::lookup_expr`]).
 pub fn to_recexpr(e: &Expr) -> egg::RecExpr<RiseNode> {
     fn go(e: &Expr, rec: &mut egg::RecExpr<RiseNode>) -> Id {
-        let node = root_node(e, &mut |c| go(c, rec));
-        rec.add(node)
+        crate::support::stack::guarded(|| {
+            let node = root_node(e, &mut |c| go(c, rec));
+            rec.add(node)
+        })
     }
     let mut rec = egg::RecExpr::default();
     go(e, &mut rec);
