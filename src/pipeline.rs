@@ -3,12 +3,19 @@
 //! the result to low-level Rise ([`crate::lowlevel`]), check that it still has the program's
 //! type, and print it as Rise source that declares the divisibility facts it relies on. Each step's statistics are a
 //! [`SearchStats`]; `--stats` writes them as a [`crate::eqsat::stats::RunStats`].
+//!
+//! The last line of defence: the printed program is type-checked again by the front end,
+//! independently of the types the e-graph gave its terms ([`check_result`]), and must give back
+//! the term (types included) that is returned for code generation. A program that fails
+//! is an [`crate::Error::IllTypedResult`]; nothing is printed or written then.
 
 use crate::core::print::{
     program_nat_to_source, program_to_source_declaring, program_type_to_source,
 };
 use crate::core::TypedProgram;
+use crate::diagnostics::SourceFile;
 use crate::eqsat::stats::SearchStats;
+use crate::frontend::load::{compile_source, FrontEndError};
 use crate::Error;
 use crate::sketch::guided::{self, Progress, SearchOptions};
 use crate::sketch::resolve;
@@ -36,14 +43,8 @@ pub fn optimize_program(
     let outcome =
         guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
     let lowered = crate::lowlevel::lower(&outcome.program);
-    if lowered.term.ty != program.term.ty {
-        return Err(Error::Internal(format!(
-            "the optimised program has type {}, not {}",
-            program_type_to_source(&lowered),
-            program_type_to_source(program)
-        )));
-    }
     let source = program_to_source_declaring(&lowered, &lowered.facts);
+    check_result(&lowered, program, &source)?;
     let facts = lowered
         .facts
         .iter()
@@ -56,3 +57,61 @@ pub fn optimize_program(
         facts,
     })
 }
+
+/// Why the optimised program failed its final type check.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultCheckError {
+    /// The printed program does not type-check (the diagnostics point into it).
+    #[error("the printed program does not type-check:\n{}", .0.render().trim_end())]
+    Rejected(Box<FrontEndError>),
+    /// It type-checks, with another type than the input program's.
+    #[error("it has type `{found}`, not the input program's `{expected}`")]
+    WrongType {
+        /// The input program's type.
+        expected: String,
+        /// The optimised program's type.
+        found: String,
+    },
+    /// It type-checks, but the type checker gives its terms other types than the e-graph did
+    /// (code generation would use the wrong ones).
+    #[error("the type checker gives its terms other types than the search did")]
+    Disagrees,
+}
+
+/// The name the optimised program has in the messages of its final type check.
+pub const RESULT_NAME: &str = "<optimised program>";
+
+/// Type-checks the optimised program's `source` again with the front end: it must check, have
+/// `original`'s type, and elaborate to `lowered`'s term (every node's type included; up to
+/// beta-eta normal form, when the normaliser's fuel allows).
+pub fn check_result(
+    lowered: &TypedProgram,
+    original: &TypedProgram,
+    source: &str,
+) -> Result<(), ResultCheckError> {
+    let checked = compile_source(&SourceFile::new(RESULT_NAME, source), None)
+        .map_err(|e| ResultCheckError::Rejected(Box::new(e)))?;
+    if checked.term.ty != original.term.ty || lowered.term.ty != original.term.ty {
+        let found = if checked.term.ty != original.term.ty {
+            &checked
+        } else {
+            lowered
+        };
+        return Err(ResultCheckError::WrongType {
+            expected: program_type_to_source(original),
+            found: program_type_to_source(found),
+        });
+    }
+    // The printer may eta-expand a partial application (a `let` whose body is a function), so
+    // the terms are compared in beta-eta normal form, which keeps every node's type.
+    if checked.term != lowered.term {
+        let normal = crate::core::normalize::program_normal;
+        if let (Ok(a), Ok(b)) = (normal(&checked.term), normal(&lowered.term)) {
+            if a != b {
+                return Err(ResultCheckError::Disagrees);
+            }
+        }
+    }
+    Ok(())
+}
+
