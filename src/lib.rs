@@ -22,7 +22,8 @@
 //! # The library API
 //!
 //! Five calls cover the main job: [`load_program`] reads a program file, [`parse_program`]
-//! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps, [`optimize`]
+//! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps (checking its
+//! user rules against the interpreter; [`load_sketch_with`] may trust some), [`optimize`]
 //! runs them and lowers the result ([`optimize_with_progress`] also reports every iteration),
 //! [`emit_c`] generates C. Every failure is an [`Error`] a caller can
 //! match on; its `Display` is the message the `risec` command prints (file:line:col, the source

@@ -115,3 +115,44 @@ pub fn check_result(
     Ok(())
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(source: &str) -> TypedProgram {
+        compile_source(&SourceFile::new("p.rise", source), None).unwrap()
+    }
+
+    #[test]
+    fn a_program_that_prints_and_checks_back_passes() {
+        let p = program("def p {n : nat} (xs : n.f32) = xs |> map (fun x => x * 2.0)");
+        let source = program_to_source_declaring(&p, &p.facts);
+        check_result(&p, &p, &source).unwrap();
+    }
+
+    #[test]
+    fn an_ill_typed_result_is_refused_with_its_diagnostics() {
+        // What the let-out-of-lambda mutant used to print: `x` is an array used as a scalar.
+        let p = program(
+            "def main {n m : nat} (a : n.m.f32) (b : m.f32) : n.m.f32 = \
+             a |> map (fun row => row)",
+        );
+        let printed = "def main {n m : nat} (a : n.m.f32) (b : m.f32) : n.m.f32 =\n  \
+                       let x = b in a |> mapSeq (mapSeq (fun (x0 : f32) => x0 * x))\n";
+        let e = check_result(&p, &p, printed).unwrap_err();
+        assert!(matches!(&e, ResultCheckError::Rejected(_)), "{e:?}");
+        let text = Error::from(e).to_string();
+        assert!(text.contains("not well typed, so nothing was written"), "{text}");
+        assert!(text.contains("<optimised program>:2:"), "{text}");
+    }
+
+    #[test]
+    fn another_type_or_other_terms_are_refused() {
+        let p = program("def p (x : f32) = x * 2.0");
+        let e = check_result(&p, &p, "def p (x : f32) = (x, x)").unwrap_err();
+        assert!(matches!(e, ResultCheckError::WrongType { .. }), "{e:?}");
+        let e = check_result(&p, &p, "def p (x : f32) = x + 1.0").unwrap_err();
+        assert!(matches!(e, ResultCheckError::Disagrees), "{e:?}");
+    }
+}

@@ -26,7 +26,7 @@ fn sound_rules_pass() {
         ("transpose b", "let p = toMem (map transpose (split 16 (transpose b))) in join (map transpose p)"),
         ("split s (transpose x)", "let p = toMem (map transpose (split s (transpose x))) in map transpose p"),
         ("fst (makePair a b)", "a"),
-        ("x", "join (split 2 x)"),
+        ("map f x", "join (split 2 (map f x))"),
     ] {
         let report = check(l, r).unwrap_or_else(|e| panic!("{l} => {r}: {e:?}"));
         assert_eq!(report.trials, Options::default().trials, "{l} => {r}");
@@ -72,7 +72,7 @@ fn the_check_is_deterministic_and_fast() {
 #[test]
 fn a_rule_that_cannot_be_instantiated_says_so() {
     // `split 1000000` needs inputs far beyond the element budget.
-    let e = check("xs", "join (split 1000000 xs)").unwrap_err();
+    let e = check("map f xs", "join (split 1000000 (map f xs))").unwrap_err();
     assert!(
         matches!(e, RuleCheckError::NotInstantiable { .. }),
         "{e:?}"
