@@ -3,6 +3,7 @@
 use crate::backend_c::CodegenError;
 use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::frontend::load::LoadError;
+use crate::pipeline::ResultCheckError;
 use crate::sketch::guided::NotFound;
 use crate::sketch::resolve::SketchError;
 use crate::support::budget::Exhausted;
@@ -27,6 +28,13 @@ pub enum Error {
     /// them with [`Error::NotFound`]).
     #[error("error: {0}")]
     Budget(#[from] Exhausted),
+    /// The optimised program failed the type check it gets before it is printed or compiled
+    /// (a rewrite rule made an ill-typed program); nothing was written.
+    #[error(
+        "error: the optimised program is not well typed, so nothing was written: {0}\n  \
+         (a rewrite rule made it: a user rule trusted with --trust-rule, or a bug in risec)"
+    )]
+    IllTypedResult(#[from] ResultCheckError),
     /// A bug in risec.
     #[error("error: internal compiler error: {0}")]
     Internal(String),
@@ -38,6 +46,9 @@ impl Error {
     pub fn diagnostics(&self) -> Vec<(&SourceFile, &Diagnostic)> {
         match self {
             Error::Program(LoadError::Invalid(e)) => {
+                e.diagnostics.iter().map(|d| (&e.file, d)).collect()
+            }
+            Error::IllTypedResult(ResultCheckError::Rejected(e)) => {
                 e.diagnostics.iter().map(|d| (&e.file, d)).collect()
             }
             Error::Sketch(e) => e

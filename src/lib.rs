@@ -22,7 +22,8 @@
 //! # The library API
 //!
 //! Five calls cover the main job: [`load_program`] reads a program file, [`parse_program`]
-//! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps, [`optimize`]
+//! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps (checking its
+//! user rules against the interpreter; [`load_sketch_with`] may trust some), [`optimize`]
 //! runs them and lowers the result ([`optimize_with_progress`] also reports every iteration),
 //! [`emit_c`] generates C. Every failure is an [`Error`] a caller can
 //! match on; its `Display` is the message the `risec` command prints (file:line:col, the source
@@ -95,9 +96,10 @@ pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
 pub use crate::eqsat::runner::{Limits, StopReason};
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};
-pub use crate::pipeline::Optimized;
+pub use crate::pipeline::{Optimized, ResultCheckError};
 pub use crate::sketch::guided::{NotFound, Progress, SearchOptions};
-pub use crate::sketch::resolve::{GuideStep, SketchError};
+pub use crate::sketch::resolve::{GuideStep, LoadedSketch, SketchError, SketchOptions};
+pub use crate::sketch::validate::{Counterexample, RuleCheckError};
 pub use crate::support::budget::{Budget, Exhausted, Stage};
 pub use error::Error;
 
@@ -115,12 +117,25 @@ pub fn parse_program(file: &SourceFile, entry: Option<&str>) -> Result<TypedProg
 }
 
 /// Reads the sketch file at `path` with its imports and resolves its guide steps against
-/// `program` (whose size parameters the sketches may name).
+/// `program` (whose size parameters the sketches may name). Every user rule (`rule NAME : …`)
+/// is checked against the reference interpreter on random instances; a wrong one is an error
+/// with a counterexample.
 pub fn load_sketch(
     path: impl AsRef<Path>,
     program: &TypedProgram,
 ) -> Result<Vec<GuideStep>, Error> {
     Ok(sketch::resolve::load(path.as_ref(), program)?)
+}
+
+/// [`load_sketch`] with options: `options.trusted_rules` names user rules that are not checked
+/// against the reference interpreter (`risec … --trust-rule NAME`); the result's `warnings`
+/// say so, one line each, for the caller to show.
+pub fn load_sketch_with(
+    path: impl AsRef<Path>,
+    program: &TypedProgram,
+    options: &SketchOptions,
+) -> Result<LoadedSketch, Error> {
+    Ok(sketch::resolve::load_with(path.as_ref(), program, options)?)
 }
 
 /// Runs the guide steps on `program` (each a fresh e-graph grown until its sketch is satisfied,

@@ -3,12 +3,19 @@
 //! the result to low-level Rise ([`crate::lowlevel`]), check that it still has the program's
 //! type, and print it as Rise source that declares the divisibility facts it relies on. Each step's statistics are a
 //! [`SearchStats`]; `--stats` writes them as a [`crate::eqsat::stats::RunStats`].
+//!
+//! The last line of defence: the printed program is type-checked again by the front end,
+//! independently of the types the e-graph gave its terms ([`check_result`]), and must give back
+//! the term (types included) that is returned for code generation. A program that fails
+//! is an [`crate::Error::IllTypedResult`]; nothing is printed or written then.
 
 use crate::core::print::{
     program_nat_to_source, program_to_source_declaring, program_type_to_source,
 };
 use crate::core::TypedProgram;
+use crate::diagnostics::SourceFile;
 use crate::eqsat::stats::SearchStats;
+use crate::frontend::load::{compile_source, FrontEndError};
 use crate::Error;
 use crate::sketch::guided::{self, Progress, SearchOptions};
 use crate::sketch::resolve;
@@ -39,14 +46,8 @@ pub fn optimize_program(
     options.budget.check(Stage::Lowering)?;
     let lowered = crate::lowlevel::lower(&outcome.program);
     options.budget.check(Stage::Lowering)?;
-    if lowered.term.ty != program.term.ty {
-        return Err(Error::Internal(format!(
-            "the optimised program has type {}, not {}",
-            program_type_to_source(&lowered),
-            program_type_to_source(program)
-        )));
-    }
     let source = program_to_source_declaring(&lowered, &lowered.facts);
+    check_result(&lowered, program, &source)?;
     let facts = lowered
         .facts
         .iter()
@@ -58,4 +59,103 @@ pub fn optimize_program(
         steps: outcome.steps,
         facts,
     })
+}
+
+/// Why the optimised program failed its final type check.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultCheckError {
+    /// The printed program does not type-check (the diagnostics point into it).
+    #[error("the printed program does not type-check:\n{}", .0.render().trim_end())]
+    Rejected(Box<FrontEndError>),
+    /// It type-checks, with another type than the input program's.
+    #[error("it has type `{found}`, not the input program's `{expected}`")]
+    WrongType {
+        /// The input program's type.
+        expected: String,
+        /// The optimised program's type.
+        found: String,
+    },
+    /// It type-checks, but the type checker gives its terms other types than the e-graph did
+    /// (code generation would use the wrong ones).
+    #[error("the type checker gives its terms other types than the search did")]
+    Disagrees,
+}
+
+/// The name the optimised program has in the messages of its final type check.
+pub const RESULT_NAME: &str = "<optimised program>";
+
+/// Type-checks the optimised program's `source` again with the front end: it must check, have
+/// `original`'s type, and elaborate to `lowered`'s term (every node's type included; up to
+/// beta-eta normal form, when the normaliser's fuel allows).
+pub fn check_result(
+    lowered: &TypedProgram,
+    original: &TypedProgram,
+    source: &str,
+) -> Result<(), ResultCheckError> {
+    let checked = compile_source(&SourceFile::new(RESULT_NAME, source), None)
+        .map_err(|e| ResultCheckError::Rejected(Box::new(e)))?;
+    if checked.term.ty != original.term.ty || lowered.term.ty != original.term.ty {
+        let found = if checked.term.ty != original.term.ty {
+            &checked
+        } else {
+            lowered
+        };
+        return Err(ResultCheckError::WrongType {
+            expected: program_type_to_source(original),
+            found: program_type_to_source(found),
+        });
+    }
+    // The printer may eta-expand a partial application (a `let` whose body is a function), so
+    // the terms are compared in beta-eta normal form, which keeps every node's type.
+    if checked.term != lowered.term {
+        let normal = crate::core::normalize::program_normal;
+        if let (Ok(a), Ok(b)) = (normal(&checked.term), normal(&lowered.term)) {
+            if a != b {
+                return Err(ResultCheckError::Disagrees);
+            }
+        }
+    }
+    Ok(())
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(source: &str) -> TypedProgram {
+        compile_source(&SourceFile::new("p.rise", source), None).unwrap()
+    }
+
+    #[test]
+    fn a_program_that_prints_and_checks_back_passes() {
+        let p = program("def p {n : nat} (xs : n.f32) = xs |> map (fun x => x * 2.0)");
+        let source = program_to_source_declaring(&p, &p.facts);
+        check_result(&p, &p, &source).unwrap();
+    }
+
+    #[test]
+    fn an_ill_typed_result_is_refused_with_its_diagnostics() {
+        // What the let-out-of-lambda mutant used to print: `x` is an array used as a scalar.
+        let p = program(
+            "def main {n m : nat} (a : n.m.f32) (b : m.f32) : n.m.f32 = \
+             a |> map (fun row => row)",
+        );
+        let printed = "def main {n m : nat} (a : n.m.f32) (b : m.f32) : n.m.f32 =\n  \
+                       let x = b in a |> mapSeq (mapSeq (fun (x0 : f32) => x0 * x))\n";
+        let e = check_result(&p, &p, printed).unwrap_err();
+        assert!(matches!(&e, ResultCheckError::Rejected(_)), "{e:?}");
+        let text = Error::from(e).to_string();
+        assert!(text.contains("not well typed, so nothing was written"), "{text}");
+        assert!(text.contains("<optimised program>:2:"), "{text}");
+    }
+
+    #[test]
+    fn another_type_or_other_terms_are_refused() {
+        let p = program("def p (x : f32) = x * 2.0");
+        let e = check_result(&p, &p, "def p (x : f32) = (x, x)").unwrap_err();
+        assert!(matches!(e, ResultCheckError::WrongType { .. }), "{e:?}");
+        let e = check_result(&p, &p, "def p (x : f32) = x + 1.0").unwrap_err();
+        assert!(matches!(e, ResultCheckError::Disagrees), "{e:?}");
+    }
 }

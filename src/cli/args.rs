@@ -84,6 +84,11 @@ pub(super) struct MainJob {
     /// With `--emit c`: compile these sizes in, e.g. `m=1024,n=1024,k=1024`.
     #[arg(long)]
     pub(super) size: Option<String>,
+    /// Do not check the sketch file's user rule NAME against the reference interpreter when
+    /// the file is loaded (for a rule the interpreter cannot run quickly; a warning says so).
+    /// Repeatable.
+    #[arg(long = "trust-rule", value_name = "NAME")]
+    pub(super) trust_rule: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -45,9 +45,15 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             );
         }
     };
+    let sketch_options = crate::SketchOptions {
+        trusted_rules: job.trust_rule.clone(),
+    };
     let result = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
-        let steps = crate::load_sketch(sketch, &p)?;
-        crate::optimize_with_progress(&p, &steps, &options, &mut progress)
+        let loaded = crate::load_sketch_with(sketch, &p, &sketch_options)?;
+        for w in &loaded.warnings {
+            eprint!("{w}");
+        }
+        crate::optimize_with_progress(&p, &loaded.steps, &options, &mut progress)
     });
     let total = started.elapsed();
     let total_ms = total.as_secs_f64() * 1e3;
@@ -130,6 +136,10 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             write_stats(&nf.steps, &[]);
             eprint!("{}", nf.message());
             ExitCode::from(2)
+        }
+        Err(e @ crate::Error::IllTypedResult(_)) => {
+            // Nothing is written: not the program, not C, not the statistics.
+            fail(&e.to_string())
         }
         Err(e) => fail(&e.to_string()),
     }

@@ -6,9 +6,9 @@
 
 use super::value::Value;
 use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
+use super::program_signature;
 #[cfg(any(test, feature = "testkit"))]
-use super::{program_signature, slice_lookup};
-#[cfg(any(test, feature = "testkit"))]
+use super::slice_lookup;
 use crate::core::TypedProgram;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 
@@ -210,7 +210,6 @@ pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64
 
 /// Random arguments for every value parameter of a program, at `sizes` given in the order of
 /// the program's size parameters (outermost first, as for [`super::run_program`]).
-#[cfg(any(test, feature = "testkit"))]
 pub fn random_args(
     p: &TypedProgram,
     sizes: &[u64],

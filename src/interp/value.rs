@@ -275,7 +275,6 @@ impl Value {
     /// Compares two data values, floats with tolerance: `|a - b| <= abs_tol + rel_tol *
     /// max(|a|, |b|)`; NaNs equal NaNs and infinities equal themselves. Integers, booleans and
     /// indices must be equal, shapes must agree, functions are never equal.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn approx_eq(&self, other: &Value, rel_tol: f64, abs_tol: f64) -> bool {
         fn close(a: f64, b: f64, rel: f64, abs: f64) -> bool {
             if a.is_nan() || b.is_nan() {

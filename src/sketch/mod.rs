@@ -26,6 +26,7 @@ pub mod guided;
 pub mod lexer;
 pub mod parser;
 pub mod resolve;
+pub mod validate;
 
 use crate::core::{Expr, ExprKind, Literal};
 use crate::ir::nat::Nat;

@@ -59,10 +59,38 @@ impl SketchError {
     }
 }
 
+/// How a sketch file is loaded.
+#[derive(Clone, Debug, Default)]
+pub struct SketchOptions {
+    /// User rules whose check against the interpreter is skipped (`--trust-rule NAME`).
+    pub trusted_rules: Vec<String>,
+}
+
+/// A sketch file's guide steps, and the warnings its loading gave.
+#[derive(Clone, Debug)]
+pub struct LoadedSketch {
+    /// The guide steps, in order.
+    pub steps: Vec<GuideStep>,
+    /// Warnings, each a full line (`warning: rule `r` is not checked …`).
+    pub warnings: Vec<String>,
+}
+
 /// Loads the sketch file at `path` with its imports and resolves its steps against `program`
-/// (whose size parameters sketches may name).
+/// (whose size parameters sketches may name). Every user rule is checked against the
+/// interpreter ([`super::validate`]).
 pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, SketchError> {
+    load_with(path, program, &SketchOptions::default()).map(|l| l.steps)
+}
+
+/// [`load`] with options: user rules may be trusted instead of checked (each such rule gives a
+/// warning, as does a trusted name that no user rule has).
+pub fn load_with(
+    path: &Path,
+    program: &TypedProgram,
+    options: &SketchOptions,
+) -> Result<LoadedSketch, SketchError> {
     let mut r = Resolver::new(program);
+    r.trusted = options.trusted_rules.clone();
     let main = r.load_file(path, None);
     if let Some(main) = main {
         r.collect(main);
@@ -81,7 +109,16 @@ pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, Sketc
                 diagnostics: Vec::new(),
             });
         }
-        Ok(steps)
+        let mut warnings = std::mem::take(&mut r.warnings);
+        for name in &options.trusted_rules {
+            if !r.user_rules.contains_key(name) {
+                warnings.push(format!(
+                    "warning: --trust-rule {name}: `{}` defines no user rule of this name\n",
+                    path.display()
+                ));
+            }
+        }
+        Ok(LoadedSketch { steps, warnings })
     } else {
         Err(r.failure())
     }
@@ -156,6 +193,10 @@ pub(super) struct Resolver<'p> {
     pub(super) defs: HashMap<String, DefInfo>,
     pub(super) rule_sets: HashMap<String, (Vec<RuleRef>, usize, Span)>,
     pub(super) user_rules: HashMap<String, (Rule, usize, Span)>,
+    /// User rules not checked against the interpreter.
+    pub(super) trusted: Vec<String>,
+    /// Warnings, each a full line.
+    pub(super) warnings: Vec<String>,
     pub(super) errors: Vec<(usize, Diagnostic)>,
     /// Errors about a file that could not be read, reported without a source.
     pub(super) plain_errors: Vec<String>,
@@ -175,6 +216,8 @@ impl<'p> Resolver<'p> {
             defs: HashMap::new(),
             rule_sets: HashMap::new(),
             user_rules: HashMap::new(),
+            trusted: Vec::new(),
+            warnings: Vec::new(),
             errors: Vec::new(),
             plain_errors: Vec::new(),
             expanded: 0,
@@ -419,7 +462,7 @@ impl<'p> Resolver<'p> {
                 &compiled.expr_vars,
                 &compiled.nat_vars,
             ) {
-                Ok(()) => Some(rule),
+                Ok(()) => self.validate_user_rule(f, name, span, rule, lhs, rhs),
                 Err((in_rhs, d)) => {
                     let mut d = shift(d, if in_rhs { rhs_offset } else { span.start });
                     d.message = format!("rule `{}` is not well typed: {}", name.text, d.message);

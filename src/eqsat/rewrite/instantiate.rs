@@ -7,6 +7,13 @@
 //! root must have the type of the matched class. Size equations solved by division (`split s`
 //! of an `n`-element array needs `n/s`) become divisibility conditions: provable from the known
 //! facts, or recorded as assumptions when the search may make them, or the match is skipped.
+//!
+//! A pattern variable matched under binders of the left-hand side and used under binders of the
+//! right (the body `b` of `fun x => let y = v in b`) keeps its references to them, so those
+//! binders must have the types the matched term uses them at: the type of each such variable is
+//! read off the matched class ([`bound_variable_types`]) and unified with the right-hand binder's.
+//! Without this, a rule that rebinds `y` to a value of another type is well typed at its root
+//! and still builds an ill-typed term.
 
 use super::matcher::Bindings;
 use super::pattern::{NatTpl, Tpl};
@@ -106,6 +113,10 @@ struct Builder<'a> {
     bindings: &'a Bindings,
     state: InferState,
     binders: Vec<Type>,
+    /// The types right-hand binders must have (see [`BoundType`]).
+    bound: &'a [BoundType],
+    /// How many pattern-variable uses were built so far (pre-order).
+    uses: usize,
 }
 
 impl Builder<'_> {
@@ -115,7 +126,19 @@ impl Builder<'_> {
             Tpl::Var(slot, _) => {
                 let id = self.bindings.expr(*slot);
                 let data = &self.egraph[id].data;
-                Typed::leaf(data.ty().clone())
+                let ty = data.ty().clone();
+                let this = self.uses;
+                self.uses += 1;
+                for b in self.bound.iter().filter(|b| b.use_index == this) {
+                    let k = (self.binders.len())
+                        .checked_sub(b.binder as usize + 1)
+                        .ok_or(Skip::IllTyped)?;
+                    let want = self.binders[k].clone();
+                    self.state
+                        .unify(&want, &b.ty, span)
+                        .map_err(|_| Skip::IllTyped)?;
+                }
+                Typed::leaf(ty)
             }
             Tpl::Bound(i) => {
                 let ty = self
@@ -197,9 +220,23 @@ struct Typing {
     obligations: Vec<Nat>,
 }
 
+/// A right-hand binder that a pattern variable's matched term refers to, and the type the term
+/// uses it at: `use_index` counts the right-hand side's pattern-variable uses in pre-order,
+/// `binder` is the binder's De Bruijn index at that use.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BoundType {
+    /// Which use of a pattern variable (pre-order over the right-hand side).
+    pub use_index: usize,
+    /// The right-hand binder's index at that use.
+    pub binder: u32,
+    /// The type the matched term uses the variable at.
+    pub ty: Type,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct TypingKey {
     exprs: Vec<Option<Type>>,
+    bound: Vec<BoundType>,
     nats: Vec<Option<Nat>>,
     target: Type,
 }
@@ -223,12 +260,15 @@ pub fn instantiate(
     cache: &Mutex<TypingCache>,
 ) -> Result<Id, Skip> {
     check_free_variables(egraph, tpl, bindings)?;
+    let mut bound = Vec::new();
+    bound_variable_types(egraph, tpl, bindings, &mut 0, &mut bound)?;
     let key = TypingKey {
         exprs: bindings
             .exprs
             .iter()
             .map(|b| b.map(|id| egraph[id].data.ty().clone()))
             .collect(),
+        bound,
         nats: bindings.nats.clone(),
         target: egraph[target].data.ty().clone(),
     };
@@ -241,7 +281,8 @@ pub fn instantiate(
     let typing = match cached {
         Some(t) => t,
         None => {
-            let t = type_instance(egraph, tpl, bindings, &key.target).map(std::sync::Arc::new);
+            let t = type_instance(egraph, tpl, bindings, &key.target, &key.bound)
+                .map(std::sync::Arc::new);
             cache
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -280,18 +321,122 @@ fn check_free_variables(egraph: &RiseEGraph, tpl: &Tpl, bindings: &Bindings) -> 
     }
 }
 
+/// For every use of a pattern variable whose matched term refers to a binder of the left-hand
+/// side that the right-hand side binds there too, the type the term uses it at (read off the
+/// matched class). `uses` counts the pattern-variable uses in pre-order.
+pub fn bound_variable_types(
+    egraph: &RiseEGraph,
+    tpl: &Tpl,
+    bindings: &Bindings,
+    uses: &mut usize,
+    out: &mut Vec<BoundType>,
+) -> Result<(), Skip> {
+    match tpl {
+        Tpl::Var(slot, renaming) => {
+            let this = *uses;
+            *uses += 1;
+            let id = egraph.find(bindings.expr(*slot));
+            let free = egraph[id].data.free.exprs();
+            // `add_renamed` reuses the class when no free variable changes its index, and adds
+            // a renamed copy of its smallest term otherwise.
+            let reused = free.iter().all(|i| renaming.map(i) == Some(i));
+            for i in free.iter() {
+                if i >= renaming.lhs_binders {
+                    continue;
+                }
+                let Some(binder) = renaming.map(i) else {
+                    return Err(Skip::FreeVariable);
+                };
+                match variable_type(egraph, id, i, !reused) {
+                    VarType::Found(ty) => out.push(BoundType {
+                        use_index: this,
+                        binder,
+                        ty,
+                    }),
+                    VarType::Unused => {}
+                    VarType::Unknown => return Err(Skip::IllTyped),
+                }
+            }
+            Ok(())
+        }
+        Tpl::Lambda(b) | Tpl::NatApp(b, _) => bound_variable_types(egraph, b, bindings, uses, out),
+        Tpl::App(f, a) => {
+            bound_variable_types(egraph, f, bindings, uses, out)?;
+            bound_variable_types(egraph, a, bindings, uses, out)
+        }
+        Tpl::Bound(_) | Tpl::Prim(_) | Tpl::Literal(_) => Ok(()),
+    }
+}
+
+/// What a class says about the type of one of its free variables.
+enum VarType {
+    /// The variable occurs at this type.
+    Found(Type),
+    /// No term of the class uses it.
+    Unused,
+    /// The search was cut short (too many nodes): the type is not known.
+    Unknown,
+}
+
+/// How many e-nodes [`variable_type`] visits at most before giving up.
+const VARIABLE_SEARCH_LIMIT: usize = 100_000;
+
+/// The type at which class `id` uses its free variable `i`. With `smallest_only`, only the
+/// class's smallest term is searched (the term a renamed copy is extracted from); otherwise every
+/// node reachable from the class (the class itself is reused). Nat binders are not entered
+/// (a variable's type below one is shifted; the smallest term of a class rarely has one).
+fn variable_type(egraph: &RiseEGraph, id: Id, i: u32, smallest_only: bool) -> VarType {
+    let mut stack = vec![(egraph.find(id), i)];
+    let mut seen = std::collections::HashSet::new();
+    let mut budget = VARIABLE_SEARCH_LIMIT;
+    while let Some((class, index)) = stack.pop() {
+        if !seen.insert((class, index)) {
+            continue;
+        }
+        let data = &egraph[class].data;
+        if !data.may_use(index) {
+            continue;
+        }
+        let nodes: &[RiseNode] = if smallest_only {
+            std::slice::from_ref(&data.best)
+        } else {
+            &egraph[class].nodes
+        };
+        for node in nodes {
+            budget = match budget.checked_sub(1) {
+                Some(b) => b,
+                None => return VarType::Unknown,
+            };
+            match node.op() {
+                RiseOp::Var(j) if j == index => return VarType::Found(node.ty.clone()),
+                RiseOp::Lambda => stack.push((egraph.find(node.children_ids()[0]), index + 1)),
+                RiseOp::App | RiseOp::NatApp(_) => stack.extend(
+                    node.children_ids()
+                        .iter()
+                        .map(|c| (egraph.find(*c), index)),
+                ),
+                _ => {}
+            }
+        }
+    }
+    VarType::Unused
+}
+
 /// Infers the types of every node of the instance.
 fn type_instance(
     egraph: &RiseEGraph,
     tpl: &Tpl,
     bindings: &Bindings,
     target: &Type,
+    bound: &[BoundType],
 ) -> Result<Typing, Skip> {
     let mut builder = Builder {
         egraph,
         bindings,
         state: InferState::default(),
         binders: Vec::new(),
+        bound,
+        uses: 0,
     };
     let root = builder.build(tpl)?;
     builder

@@ -170,3 +170,32 @@ fn compact_matches_hold_the_same_matches() {
         "too few classes to interrupt"
     );
 }
+
+#[test]
+fn a_rule_that_rebinds_a_used_variable_at_another_type_does_not_fire() {
+    // The mutant of let-out-of-lambda binds `y` to `v : m.f32` while `b` uses it as an `f32`.
+    let mutant = Rule::new(
+        "let-out-of-lambda-mutant",
+        "",
+        "fun x => let y = t v in b",
+        "let y = v in fun x => b",
+    )
+    .unwrap();
+    let start = program(
+        "def p {n m : nat} (a : n.m.f32) (b : m.f32) = \
+         a |> map (fun row => let s = reduce (+) 0.0 b in map (fun x => x * s) row)",
+    );
+    let start = crate::core::normalize::program_normal(&start).unwrap();
+    let (_, _, changed) = apply_once(&mutant, &start, &mut Assumptions::default());
+    assert_eq!(changed, 0);
+    // The correct rule fires on the same program.
+    let rule = Rule::new(
+        "let-out-of-lambda",
+        "",
+        "fun x => let y = v in b",
+        "let y = v in fun x => b",
+    )
+    .unwrap();
+    let (_, _, changed) = apply_once(&rule, &start, &mut Assumptions::default());
+    assert!(changed > 0);
+}

@@ -650,3 +650,45 @@ pub fn check_rule_sides(
     el.expect_type(&l.ty, &r.ty, rhs.span, rhs.span, "the left-hand side")
         .map_err(|d| (true, d))
 }
+
+/// The types of a rule's pattern variables, the sizes of its size variables and the type of the
+/// left-hand side, as the two sides determine them (the unknowns of [`check_rule_sides`], shared by both sides, their types
+/// unified), zonked: unknowns left open stay metas. With `rhs` `None` only the left-hand side
+/// counts. Used to instantiate user rules for their validation against the interpreter.
+pub fn infer_rule_variables(
+    lhs: &crate::frontend::syntax::ast::Expr,
+    rhs: Option<&crate::frontend::syntax::ast::Expr>,
+    expr_vars: &[String],
+    size_vars: &[String],
+) -> Result<(Vec<Type>, Vec<Nat>, Type), Diagnostic> {
+    let module = Module { defs: Vec::new() };
+    let mut el = Elaborator::new(&module);
+    let mut nats = Vec::new();
+    for s in size_vars {
+        let nat = el.state.fresh_nat();
+        nats.push(nat.clone());
+        el.scope.push(Local::Size {
+            name: s.clone(),
+            nat,
+        });
+    }
+    let mut tys = Vec::new();
+    for v in expr_vars {
+        let ty = el.state.fresh_type(types::MetaKind::Any);
+        tys.push(ty.clone());
+        el.scope.push(Local::Value {
+            name: v.clone(),
+            level: el.expr_depth,
+            ty,
+        });
+        el.expr_depth += 1;
+    }
+    let l = el.elab_expr(lhs)?;
+    if let Some(rhs) = rhs {
+        let r = el.elab_expr(rhs)?;
+        el.expect_type(&l.ty, &r.ty, rhs.span, rhs.span, "the left-hand side")?;
+    }
+    let tys: Vec<Type> = tys.iter().map(|t| el.state.zonk(t)).collect();
+    let nats: Vec<Nat> = nats.iter().map(|n| el.state.zonk_nat(n)).collect();
+    Ok((tys, nats, el.state.zonk(&l.ty)))
+}

@@ -1,0 +1,212 @@
+//! User rules in sketch files are checked against the reference interpreter when the file is
+//! loaded (a wrong rule is an error with a counterexample; `--trust-rule NAME` skips the check
+//! with a warning), every rewrite's right-hand side is typed with the binders its pattern
+//! variables use, and the optimised program is type-checked again before anything is written.
+
+mod common;
+
+use common::{risec, stderr, stdout, temp_file};
+use std::time::{Duration, Instant};
+
+/// A program whose map body binds `s` to a reduction of an outer array: the shape the mutant
+/// of let-out-of-lambda rewrites into an ill-typed program.
+const PROGRAM: &[u8] = b"def main {n m : nat} (a : n.m.f32) (b : m.f32) : n.m.f32 =\n\
+    a |> map (fun row => let s = reduce (+) 0.0 b in map (fun x => x * s) row)\n";
+
+/// The built-in let-out-of-lambda with `y` bound to `v` instead of `tileReduce v`.
+const MUTANT: &str =
+    "rule let-out-of-lambda : fun x => let y = tileReduce v in b =>> let y = v in fun x => b\n";
+
+const HOIST_STEP: &str = "step hoist {\n  rules = [let-out-of-lambda]\n  \
+     sketch = contains(let ? (fun => fun => contains(map)))\n}\n";
+
+fn files(name: &str, rules: &str) -> (String, String) {
+    let program = temp_file(&format!("{name}.rise"), PROGRAM);
+    let sketch = temp_file(
+        &format!("{name}.sk"),
+        format!("{rules}{HOIST_STEP}").as_bytes(),
+    );
+    (
+        program.to_str().unwrap().to_string(),
+        sketch.to_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn the_let_out_of_lambda_mutant_is_rejected_with_a_counterexample() {
+    let (program, sketch) = files("mutant", MUTANT);
+    let out = temp_file("mutant-out.c", b"");
+    std::fs::remove_file(&out).unwrap();
+    let o = risec(&[&program, "--sketch", &sketch, "-o", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: rule `let-out-of-lambda` is wrong: its two sides differ"),
+        "{err}"
+    );
+    assert!(err.contains("mutant.sk:1:26"), "{err}");
+    assert!(err.contains("^^^^"), "{err}");
+    for part in [
+        "instance: tileReduce = ",
+        "inputs: ",
+        "left-hand side gives",
+        "right-hand side gives",
+        "--trust-rule let-out-of-lambda",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    assert!(!out.exists(), "nothing is written");
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn a_trusted_mutant_warns_and_cannot_produce_an_ill_typed_program() {
+    let (program, sketch) = files("trusted", MUTANT);
+    let o = risec(&[
+        &program,
+        "--sketch",
+        &sketch,
+        "-q",
+        "--trust-rule",
+        "let-out-of-lambda",
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: rule `let-out-of-lambda` is trusted (--trust-rule)"),
+        "{err}"
+    );
+    // The per-match type check refuses the rewrite that rebinds `y` to `b : m.f32`: the sketch
+    // is not reached, nothing ill typed is printed.
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn the_correct_rule_still_hoists_and_the_result_checks() {
+    let rule = "rule let-out-of-lambda : fun x => let y = v in b =>> let y = v in fun x => b\n";
+    let (program, sketch) = files("correct", rule);
+    let o = risec(&[&program, "--sketch", &sketch, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result = temp_file("correct-out.rise", stdout(&o).as_bytes());
+    let checked = risec(&["check", result.to_str().unwrap()]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(stdout(&o).starts_with("def main"), "{}", stdout(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn an_application_rewritten_to_its_argument_is_rejected() {
+    let sk = temp_file(
+        "bad-rule.sk",
+        b"rule bad : f x => x\nstep s { rules = [bad] sketch = ? }\n",
+    );
+    let o = risec(&["examples/matmul.rise", "--sketch", sk.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: rule `bad` is wrong"), "{err}");
+    assert!(err.contains("bad-rule.sk:1:12"), "{err}");
+    assert!(err.contains("instance: f = (fun"), "{err}");
+    // Trusted, it loads (and the warning says so).
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        sk.to_str().unwrap(),
+        "--trust-rule",
+        "bad",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: rule `bad` is trusted"));
+}
+
+#[test]
+fn a_trusted_name_without_a_rule_warns() {
+    let o = risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/baseline.sk",
+        "--trust-rule",
+        "no-such-rule",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: --trust-rule no-such-rule:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_rule_the_interpreter_cannot_check_points_at_the_flag() {
+    let sk = temp_file(
+        "huge-rule.sk",
+        b"rule huge : map f xs => join (split 1000000 (map f xs))\nstep s { rules = [huge] sketch = ? }\n",
+    );
+    let o = risec(&["examples/matmul.rise", "--sketch", sk.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("rule `huge`: it cannot be checked"), "{err}");
+    assert!(
+        err.contains("`--trust-rule huge` skips this check"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_shipped_sketches_load_quickly_through_the_api() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let matmul = risec::load_program(format!("{root}/examples/matmul.rise"), None).unwrap();
+    let matvec = risec::load_program(format!("{root}/examples/matvec.rise"), None).unwrap();
+    let mut sketches = Vec::new();
+    for dir in ["sketches/matmul", "sketches/matvec"] {
+        for e in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "sk") && !p.ends_with("lib.sk") {
+                sketches.push(p);
+            }
+        }
+    }
+    sketches.sort();
+    assert!(sketches.len() >= 10);
+    for sk in &sketches {
+        let program = if sk.to_str().unwrap().contains("matvec") {
+            &matvec
+        } else {
+            &matmul
+        };
+        let started = Instant::now();
+        let loaded = risec::load_sketch_with(sk, program, &risec::SketchOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", sk.display()));
+        let took = started.elapsed();
+        assert!(!loaded.steps.is_empty());
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert!(took < Duration::from_secs(5), "{}: {took:?}", sk.display());
+    }
+    // Trusting a rule skips its check and says so.
+    let sk = format!("{root}/sketches/matmul/parallel.sk");
+    let options = risec::SketchOptions {
+        trusted_rules: vec!["pack-columns".into()],
+    };
+    let loaded = risec::load_sketch_with(&sk, &matmul, &options).unwrap();
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    assert!(loaded.warnings[0].contains("`pack-columns` is trusted"));
+}
+
+#[test]
+fn a_wrong_rule_is_an_error_callers_can_match() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let program = risec::load_program(format!("{root}/examples/matmul.rise"), None).unwrap();
+    let sk = temp_file(
+        "api-bad-rule.sk",
+        b"rule swapped : map f (map g xs) => map (fun x => g (f x)) xs\n\
+          step s { rules = [swapped] sketch = ? }\n",
+    );
+    match risec::load_sketch(&sk, &program) {
+        Err(risec::Error::Sketch(e)) => {
+            let text = e.to_string();
+            assert!(text.contains("rule `swapped` is wrong"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
