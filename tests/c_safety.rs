@@ -263,3 +263,99 @@ fn the_c_of_odd_programs_compiles_or_is_refused() {
     // Most of them are compiled (the refusals are tested above).
     assert!(compiled >= 12, "only {compiled} compiled");
 }
+
+// ---- outputs never replace inputs ------------------------------------------------------------
+
+fn risec_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_risec"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("risec runs")
+}
+
+/// A scratch folder with the matmul program and the blocking sketch with its import.
+fn inputs_dir(tag: &str) -> PathBuf {
+    let dir = work_dir(tag);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (from, to) in [
+        ("examples/matmul.rise", "matmul.rise"),
+        ("sketches/matmul/blocking.sk", "blocking.sk"),
+        ("sketches/matmul/lib.sk", "lib.sk"),
+        ("examples/lowlevel/naive.rise", "naive.rise"),
+    ] {
+        std::fs::copy(root.join(from), dir.join(to)).unwrap();
+    }
+    dir
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn outputs_that_name_an_input_are_refused_and_nothing_is_written() {
+    let dir = inputs_dir("inputs");
+    #[cfg(unix)]
+    {
+        let _ = std::fs::remove_file(dir.join("link.c"));
+        std::os::unix::fs::symlink("lib.sk", dir.join("link.c")).unwrap();
+    }
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let before = snapshot(&dir);
+    let main_job = |out: &[&str]| {
+        let mut args = vec!["matmul.rise", "--sketch", "blocking.sk", "-q"];
+        args.extend_from_slice(out);
+        risec_in(&dir, &args)
+    };
+    let mut runs = vec![
+        (
+            "emit-c onto its program",
+            risec_in(&dir, &["emit-c", "naive.rise", "-o", "naive.rise"]),
+        ),
+        (
+            "the main job onto the program",
+            main_job(&["-o", "matmul.rise"]),
+        ),
+        (
+            "the main job onto the sketch",
+            main_job(&["-o", "./blocking.sk"]),
+        ),
+        (
+            "the main job onto an imported file",
+            main_job(&["-o", "lib.sk"]),
+        ),
+        (
+            "--stats onto the program",
+            main_job(&["--stats", "matmul.rise"]),
+        ),
+    ];
+    runs.push((
+        "emit-c through a folder",
+        risec_in(&dir, &["emit-c", "naive.rise", "-o", "sub/../naive.rise"]),
+    ));
+    #[cfg(unix)]
+    runs.push((
+        "the main job through a symbolic link",
+        main_job(&["-o", "link.c"]),
+    ));
+    for (what, out) in runs {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+        assert!(
+            stderr.contains("would overwrite the input"),
+            "{what}: {stderr}"
+        );
+    }
+    assert_eq!(snapshot(&dir), before, "an input was changed");
+}

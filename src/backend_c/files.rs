@@ -3,7 +3,7 @@
 use super::{emit_c, CProgram, CodegenError, CodegenOptions};
 use crate::core::sizes::{parse_sizes, SizesError};
 use crate::core::TypedProgram;
-use crate::support::output::{write_all_atomically, WriteError};
+use crate::support::output::{check_not_inputs, write_all_atomically, OverwritesInput, WriteError};
 use std::path::{Path, PathBuf};
 
 /// Why a program could not be compiled to C files. `Display` gives the message `risec emit-c`
@@ -37,6 +37,10 @@ pub enum EmitCError {
         /// Why.
         source: CodegenError,
     },
+    /// The output or its header is one of the input files (the program, through any path or
+    /// link): nothing is written.
+    #[error(transparent)]
+    OverwritesInput(#[from] OverwritesInput),
     /// The source or the header could not be written (neither is then changed).
     #[error(transparent)]
     Write(#[from] WriteError),
@@ -45,6 +49,12 @@ pub enum EmitCError {
 /// The header path that goes with a source path: `dir/out.c` → `dir/out.h`.
 pub fn header_path(source: &Path) -> std::path::PathBuf {
     source.with_extension("h")
+}
+
+/// Checks that neither `output` nor its header is one of `inputs` (the program file, the sketch
+/// and its imports), before any work.
+pub fn check_outputs(output: &Path, inputs: &[&Path]) -> Result<(), EmitCError> {
+    Ok(check_not_inputs(&[output, &header_path(output)], inputs)?)
 }
 
 /// Options for compiling `program` to be written at `output` (header named after it), with

@@ -41,10 +41,34 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             );
         }
     };
-    let result = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
-        let steps = crate::load_sketch(sketch, &p)?;
-        crate::optimize_with_progress(&p, &steps, &options, &mut progress)
+    let loaded = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
+        let (steps, files) =
+            crate::sketch::resolve::load_with_files(std::path::Path::new(sketch), &p)?;
+        Ok((p, steps, files))
     });
+    let (p, steps, files) = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(&e.to_string()),
+    };
+    // No output may replace an input: the program, the sketch file or a file it imports.
+    let mut outputs: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(out) = &job.output {
+        outputs.push(out.into());
+        if emit_c {
+            outputs.push(crate::backend_c::files::header_path(std::path::Path::new(
+                out,
+            )));
+        }
+    }
+    outputs.extend(job.stats.iter().map(std::path::PathBuf::from));
+    let outputs: Vec<&std::path::Path> = outputs.iter().map(|o| o.as_path()).collect();
+    let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(program))
+        .chain(files.iter().map(|f| f.as_path()))
+        .collect();
+    if let Err(e) = crate::support::output::check_not_inputs(&outputs, &inputs) {
+        return fail(&e.to_string());
+    }
+    let result = crate::optimize_with_progress(&p, &steps, &options, &mut progress);
     let total = started.elapsed();
     let total_ms = total.as_secs_f64() * 1e3;
     let write_stats = |steps: &[SearchStats], facts: &[String]| {

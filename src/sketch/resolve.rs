@@ -62,6 +62,15 @@ impl SketchError {
 /// Loads the sketch file at `path` with its imports and resolves its steps against `program`
 /// (whose size parameters sketches may name).
 pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, SketchError> {
+    load_with_files(path, program).map(|(steps, _)| steps)
+}
+
+/// [`load`], also returning the files read (the sketch file and its imports, as canonical
+/// paths), which the run's outputs must not overwrite.
+pub fn load_with_files(
+    path: &Path,
+    program: &TypedProgram,
+) -> Result<(Vec<GuideStep>, Vec<PathBuf>), SketchError> {
     let mut r = Resolver::new(program);
     let main = r.load_file(path, None);
     if let Some(main) = main {
@@ -81,7 +90,7 @@ pub fn load(path: &Path, program: &TypedProgram) -> Result<Vec<GuideStep>, Sketc
                 diagnostics: Vec::new(),
             });
         }
-        Ok(steps)
+        Ok((steps, r.by_path.keys().cloned().collect()))
     } else {
         Err(r.failure())
     }
