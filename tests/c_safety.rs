@@ -359,3 +359,18 @@ fn outputs_that_name_an_input_are_refused_and_nothing_is_written() {
     }
     assert_eq!(snapshot(&dir), before, "an input was changed");
 }
+
+#[test]
+fn emit_c_errors_point_at_the_primitive_in_the_source() {
+    let dir = work_dir("located");
+    std::fs::write(
+        dir.join("u.rise"),
+        "def f {n : nat} (x : n.1000000.f32) : n.f32 =\n  x |> mapSeq (reduceSeqUnroll (fun a v => a + v) 0.0)\n",
+    )
+    .unwrap();
+    let out = risec_in(&dir, &["emit-c", "u.rise"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("┌─ u.rise:2:16"), "{stderr}");
+    assert!(stderr.contains("`reduceSeqUnroll` here"), "{stderr}");
+}

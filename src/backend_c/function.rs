@@ -170,8 +170,42 @@ pub fn c_identifier(name: &str, taken: &dyn Fn(&str) -> bool) -> String {
     s
 }
 
-/// Compiles a program to C; see [`super::emit_c`].
+/// Compiles a program to C; see [`super::emit_c`]. Sizes in the messages of errors are named
+/// as in the source (types print nat indices as `#0`).
 pub fn emit(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, CodegenError> {
+    emit_unnamed(program, options).map_err(|e| CodegenError::new(name_sizes(program, &e.message)))
+}
+
+/// `#i` (nat index `i` of the body's context, as types print it) replaced by the size
+/// parameter's name.
+fn name_sizes(program: &TypedProgram, message: &str) -> String {
+    let count = program.size_params.len();
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find('#') {
+        out.push_str(&rest[..at]);
+        let digits = rest[at + 1..]
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len() - at - 1);
+        let name = rest[at + 1..at + 1 + digits]
+            .parse::<usize>()
+            .ok()
+            .filter(|i| *i < count)
+            .map(|i| &program.size_params[count - 1 - i]);
+        match name {
+            Some(n) => out.push_str(n),
+            None => out.push_str(&rest[at..at + 1 + digits]),
+        }
+        rest = &rest[at + 1 + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn emit_unnamed(
+    program: &TypedProgram,
+    options: &CodegenOptions,
+) -> Result<CProgram, CodegenError> {
     let fname = c_identifier(
         options.function_name.as_deref().unwrap_or(&program.name),
         &|_| false,

@@ -119,7 +119,10 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                         }
                         ExitCode::SUCCESS
                     }
-                    Err(e) => fail(&e.to_string()),
+                    Err(e) => fail(
+                        &e.in_source_file(std::path::Path::new(program), false)
+                            .to_string(),
+                    ),
                 };
             }
             match &job.output {

@@ -18,5 +18,5 @@ pub fn emit_c(
     let program = compile_file(file, entry).map_err(|e| e.to_string())?;
     compile_to_files(&program, output.map(Path::new), sizes)
         .map(|(_, text)| text)
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.in_source_file(Path::new(file), true).to_string())
 }
