@@ -81,7 +81,9 @@ fn a_search_under_an_address_space_limit_stops_at_the_memory_limit() {
     let matmul = std::fs::read_to_string("examples/matmul.rise").unwrap();
     let goal = temp_file(
         "matmul-init-1.rise",
-        matmul.replace("reduce (+) 0.0", "reduce (+) 1.0").as_bytes(),
+        matmul
+            .replace("reduce (+) 0.0", "reduce (+) 1.0")
+            .as_bytes(),
     );
     let out = risec_with_address_limit(
         1_000_000,
@@ -91,7 +93,7 @@ fn a_search_under_an_address_space_limit_stops_at_the_memory_limit() {
             goal.display()
         ),
     );
-    let err = stderr(&out);
+    let (text, err) = (common::stdout(&out), stderr(&out));
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("the memory limit"), "{err}");
+    assert!(text.contains("the memory limit"), "{text}{err}");
 }

@@ -3,7 +3,9 @@
 use super::{emit_c, CProgram, CodegenError, CodegenOptions};
 use crate::core::sizes::{parse_sizes, SizesError};
 use crate::core::TypedProgram;
-use crate::support::output::{write_all_atomically, WriteError};
+use crate::diagnostics::{Diagnostic, SourceFile, Span};
+use crate::frontend::syntax::lexer::Token;
+use crate::support::output::{check_not_inputs, write_all_atomically, OverwritesInput, WriteError};
 use std::path::{Path, PathBuf};
 
 /// Why a program could not be compiled to C files. `Display` gives the message `risec emit-c`
@@ -29,14 +31,25 @@ pub enum EmitCError {
     /// The `--size` text does not give the program's sizes.
     #[error(transparent)]
     Sizes(#[from] SizesError),
-    /// The C backend cannot compile the program.
-    #[error("error: `{program}`: {source}")]
+    /// The C backend cannot compile the program. With the program's source file, the message
+    /// points at its definition (and at the primitive it names, when the program compiled is
+    /// the one written there), with file:line:col and the line underlined.
+    #[error("{}", render_codegen_error(program, source, file.as_ref(), *as_written))]
     Codegen {
         /// The program's entry point.
         program: String,
         /// Why.
         source: CodegenError,
+        /// The source file the program was defined in, when known.
+        file: Option<SourceFile>,
+        /// Whether the program compiled is the one written in `file` (`risec emit-c`), not one
+        /// derived from it (the main job's optimised program).
+        as_written: bool,
     },
+    /// The output or its header is one of the input files (the program, through any path or
+    /// link): nothing is written.
+    #[error(transparent)]
+    OverwritesInput(#[from] OverwritesInput),
     /// The source or the header could not be written (neither is then changed).
     #[error(transparent)]
     Write(#[from] WriteError),
@@ -45,6 +58,12 @@ pub enum EmitCError {
 /// The header path that goes with a source path: `dir/out.c` → `dir/out.h`.
 pub fn header_path(source: &Path) -> std::path::PathBuf {
     source.with_extension("h")
+}
+
+/// Checks that neither `output` nor its header is one of `inputs` (the program file, the sketch
+/// and its imports), before any work.
+pub fn check_outputs(output: &Path, inputs: &[&Path]) -> Result<(), EmitCError> {
+    Ok(check_not_inputs(&[output, &header_path(output)], inputs)?)
 }
 
 /// Options for compiling `program` to be written at `output` (header named after it), with
@@ -89,6 +108,8 @@ pub fn compile_to_files(
     let c = emit_c(program, &options).map_err(|source| EmitCError::Codegen {
         program: program.name.clone(),
         source,
+        file: None,
+        as_written: false,
     })?;
     match output {
         Some(path) => {
@@ -107,6 +128,83 @@ pub fn compile_to_files(
             Ok((c, text))
         }
     }
+}
+
+impl EmitCError {
+    /// Attaches the program's source file (read from `path`; left out when it cannot be read)
+    /// to a backend error, so that its message points into it; `as_written`: the program
+    /// compiled is the one written there. Other errors are returned as they are.
+    pub fn in_source_file(self, path: &Path, as_written: bool) -> EmitCError {
+        match self {
+            EmitCError::Codegen {
+                program, source, ..
+            } => {
+                let file = std::fs::read_to_string(path)
+                    .ok()
+                    .map(|text| SourceFile::new(path.display().to_string(), text));
+                EmitCError::Codegen {
+                    program,
+                    source,
+                    file,
+                    as_written,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The message of a backend error: with the source file, a diagnostic at the definition of
+/// `program` (or at the primitive the message names first, in backquotes, when the program is
+/// the one written in the file and uses it there), else a plain line.
+fn render_codegen_error(
+    program: &str,
+    error: &CodegenError,
+    file: Option<&SourceFile>,
+    as_written: bool,
+) -> String {
+    let plain = format!("error: `{program}`: {error}");
+    let Some(file) = file else { return plain };
+    let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
+    let offset = file.text.len() - text.len();
+    let Ok(module) = crate::frontend::syntax::parser::parse_module(text) else {
+        return plain;
+    };
+    let Some(def) = module.defs.iter().rev().find(|d| d.name.name == program) else {
+        return plain;
+    };
+    let shift = |s: Span| Span::new(s.start + offset, s.end + offset);
+    let message = format!("`{program}`: {error}");
+    let primitive = as_written
+        .then(|| named_primitive(&error.message))
+        .flatten()
+        .and_then(|p| {
+            let tokens = crate::frontend::syntax::lexer::lex(text).ok()?;
+            tokens.iter().find_map(|(start, token, end)| {
+                let inside = *start >= def.span.start && *end <= def.span.end;
+                matches!(token, Token::Ident(n) if n == p && inside)
+                    .then(|| (p, Span::new(*start, *end)))
+            })
+        });
+    let diagnostic = match primitive {
+        Some((p, span)) => Diagnostic::error(message, shift(span), format!("`{p}` here"))
+            .with_secondary(shift(def.name.span), "in this definition"),
+        None => Diagnostic::error(
+            message,
+            shift(def.name.span),
+            "compiled to C from this definition",
+        ),
+    };
+    file.render(&[diagnostic]).trim_end().to_string()
+}
+
+/// The first name in backquotes in `message` that is a primitive's.
+fn named_primitive(message: &str) -> Option<&str> {
+    message
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .find(|w| crate::ir::primitive::Primitive::from_name(w).is_some())
 }
 
 #[cfg(test)]
@@ -139,5 +237,38 @@ mod tests {
             }
             other => panic!("{:?}", other.map(|(_, text)| text)),
         }
+    }
+
+    #[test]
+    fn backend_errors_point_into_the_source_and_name_sizes_as_written() {
+        let text = "def helper (v : f32) : f32 = v + 1.0\n\ndef inc {rows : nat} (x : rows.f32) : rows.f32 =\n  x |> map helper\n";
+        let file = SourceFile::new("inc.rise", text);
+        let inc = compile_source(&file, None).unwrap();
+        let e = compile_to_files(&inc, None, None).unwrap_err();
+        let e = match e {
+            EmitCError::Codegen { program, source, .. } => EmitCError::Codegen {
+                program,
+                source,
+                file: Some(file.clone()),
+                as_written: true,
+            },
+            other => panic!("{other}"),
+        };
+        let shown = e.to_string();
+        assert!(shown.contains("┌─ inc.rise:4:8"), "{shown}");
+        assert!(shown.contains("^^^ `map` here"), "{shown}");
+        assert!(shown.contains("--- in this definition"), "{shown}");
+        // A program derived from the file (the main job's): its definition only.
+        let EmitCError::Codegen { program, source, file, .. } = e else { unreachable!() };
+        let derived = EmitCError::Codegen { program, source, file, as_written: false };
+        let shown = derived.to_string();
+        assert!(shown.contains("┌─ inc.rise:3:5"), "{shown}");
+        assert!(shown.contains("compiled to C from this definition"), "{shown}");
+        // Types in messages name the sizes as the source does, never `#0`.
+        let text = "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> mapPar (fun r => r |> mapSeq (fun v => v * 2.0) |> toMem |> mapSeq (fun v => v + 1.0))";
+        let p = compile_source(&SourceFile::new("t.rise", text), None).unwrap();
+        let shown = compile_to_files(&p, None, None).unwrap_err().to_string();
+        assert!(shown.contains("type m.f32"), "{shown}");
+        assert!(!shown.contains('#'), "{shown}");
     }
 }

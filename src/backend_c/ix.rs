@@ -69,6 +69,11 @@ impl Ix {
         }
     }
 
+    /// The monomials (sorted atom lists) with their non-zero coefficients.
+    pub fn terms(&self) -> &[(Vec<Atom>, i64)] {
+        &self.terms
+    }
+
     /// `self + other`.
     pub fn add(&self, other: &Ix) -> Ix {
         Ix::from_terms(self.terms.iter().chain(&other.terms).cloned().collect())

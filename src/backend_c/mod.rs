@@ -12,6 +12,7 @@
 //! * [`translate`]: the translation of terms.
 //! * [`files`]: `risec emit-c`'s output files.
 //! * [`function`]: the function around the body, and the header.
+//! * [`guards`]: the overflow-proof checks of sizes, facts and element counts on entry.
 //!
 //! Data-layout primitives (`split`, `join`, `transpose`, `zip`, `unzip`, `fst`, `snd`,
 //! `slide`, `pad`, `take`, `drop`, `asVector`, `asScalar`, `idx`, `generate`, and high-level
@@ -38,6 +39,7 @@
 pub mod c_ast;
 pub mod files;
 pub mod function;
+pub mod guards;
 pub mod ix;
 pub mod translate;
 pub mod view;

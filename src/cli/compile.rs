@@ -48,13 +48,40 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
     let sketch_options = crate::SketchOptions {
         trusted_rules: job.trust_rule.clone(),
     };
-    let result = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
+    let loaded = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
         let loaded = crate::load_sketch_with(sketch, &p, &sketch_options)?;
         for w in &loaded.warnings {
             eprint!("{w}");
         }
-        crate::optimize_with_progress(&p, &loaded.steps, &options, &mut progress)
+        Ok((p, loaded.steps, loaded.files))
     });
+    let (p, steps, files) = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(&e.to_string()),
+    };
+    // Loading (checking user rules included) counts against the run's budget.
+    if let Err(e) = options.budget.check(Stage::LoadingSketch) {
+        return fail(&format!("error: {e}"));
+    }
+    // No output may replace an input: the program, the sketch file or a file it imports.
+    let mut outputs: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(out) = &job.output {
+        outputs.push(out.into());
+        if emit_c {
+            outputs.push(crate::backend_c::files::header_path(std::path::Path::new(
+                out,
+            )));
+        }
+    }
+    outputs.extend(job.stats.iter().map(std::path::PathBuf::from));
+    let outputs: Vec<&std::path::Path> = outputs.iter().map(|o| o.as_path()).collect();
+    let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(program))
+        .chain(files.iter().map(|f| f.as_path()))
+        .collect();
+    if let Err(e) = crate::support::output::check_not_inputs(&outputs, &inputs) {
+        return fail(&e.to_string());
+    }
+    let result = crate::optimize_with_progress(&p, &steps, &options, &mut progress);
     let total = started.elapsed();
     let total_ms = total.as_secs_f64() * 1e3;
     let write_stats = |steps: &[SearchStats], facts: &[String]| {
@@ -101,8 +128,12 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                     .check(Stage::GeneratingC)
                     .map_err(|e| format!("error: {e}"))
                     .and_then(|()| {
-                        crate::backend_c::files::compile_to_files(&done.program, out, size)
-                            .map_err(|e| e.to_string())
+                        crate::backend_c::files::compile_to_files(&done.program, out, size).map_err(
+                            |e| {
+                                e.in_source_file(std::path::Path::new(program), false)
+                                    .to_string()
+                            },
+                        )
                     });
                 return match generated {
                     Ok((_, text)) => {

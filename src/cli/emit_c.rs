@@ -1,6 +1,6 @@
 //! `risec emit-c FILE [-o OUT.c]`: a program that is already low-level, compiled to C.
 
-use crate::backend_c::files::compile_to_files;
+use crate::backend_c::files::{check_outputs, compile_to_files};
 use crate::frontend::load::compile_file;
 use std::path::Path;
 
@@ -12,8 +12,11 @@ pub fn emit_c(
     sizes: Option<&str>,
     entry: Option<&str>,
 ) -> Result<String, String> {
+    if let Some(out) = output {
+        check_outputs(Path::new(out), &[Path::new(file)]).map_err(|e| e.to_string())?;
+    }
     let program = compile_file(file, entry).map_err(|e| e.to_string())?;
     compile_to_files(&program, output.map(Path::new), sizes)
         .map(|(_, text)| text)
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.in_source_file(Path::new(file), true).to_string())
 }

@@ -73,6 +73,9 @@ pub struct LoadedSketch {
     pub steps: Vec<GuideStep>,
     /// Warnings, each a full line (`warning: rule `r` is not checked …`).
     pub warnings: Vec<String>,
+    /// The files read (the sketch file and its imports, as canonical paths), which the run's
+    /// outputs must not overwrite.
+    pub files: Vec<PathBuf>,
 }
 
 /// Loads the sketch file at `path` with its imports and resolves its steps against `program`
@@ -118,7 +121,12 @@ pub fn load_with(
                 ));
             }
         }
-        Ok(LoadedSketch { steps, warnings })
+        let files = r.by_path.keys().cloned().collect();
+        Ok(LoadedSketch {
+            steps,
+            warnings,
+            files,
+        })
     } else {
         Err(r.failure())
     }

@@ -59,6 +59,47 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
     Ok(())
 }
 
+/// An output path that names one of the run's input files: writing it would replace the
+/// input. `Display` is the message risec prints.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "error: writing `{}` would overwrite the input `{}`: nothing was written; choose another output path",
+    output.display(),
+    input.display()
+)]
+pub struct OverwritesInput {
+    /// The path that would be written.
+    pub output: PathBuf,
+    /// The input it names, as given.
+    pub input: PathBuf,
+}
+
+/// Whether `a` and `b` name the same existing file, through whatever path, symbolic link or
+/// hard link: the same device and inode on Unix, else the same canonical path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Checks that no output path names an input file (see [`same_file`]).
+pub fn check_not_inputs(outputs: &[&Path], inputs: &[&Path]) -> Result<(), OverwritesInput> {
+    for output in outputs {
+        if let Some(input) = inputs.iter().find(|i| same_file(output, i)) {
+            return Err(OverwritesInput {
+                output: output.to_path_buf(),
+                input: input.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Writes `contents` to `path` atomically.
 pub fn write_atomically(path: &Path, contents: &str) -> Result<(), WriteError> {
     write_all_atomically(&[(path, contents)])
@@ -99,6 +140,28 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn outputs_naming_an_input_are_found_through_other_paths_and_links() {
+        let dir = scratch("inputs");
+        let input = dir.join("prog.rise");
+        std::fs::write(&input, "def f = 1.0").unwrap();
+        let other = dir.join("sub/../prog.rise");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let e = check_not_inputs(&[&dir.join("x.c"), &other], &[&input]).unwrap_err();
+        assert_eq!(e.output, other);
+        assert!(e.to_string().contains("would overwrite the input"), "{e}");
+        assert!(check_not_inputs(&[&dir.join("new.c")], &[&input]).is_ok());
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.rise");
+            std::os::unix::fs::symlink(&input, &link).unwrap();
+            assert!(same_file(&link, &input));
+            let hard = dir.join("hard.rise");
+            std::fs::hard_link(&input, &hard).unwrap();
+            assert!(same_file(&hard, &input));
+        }
     }
 
     #[test]

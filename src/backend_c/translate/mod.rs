@@ -37,6 +37,33 @@ const MAX_REGISTER_BYTES: i64 = 2048;
 /// The largest temporary placed on the stack inside a loop, in bytes.
 const MAX_STACK_TEMP: i64 = 64 * 1024;
 
+/// The most lanes of a vector type in the generated C (lane counts are powers of two from 2 on:
+/// GCC's vector types need a power of two, and one lane would be the scalar type itself).
+pub const MAX_LANES: i64 = 64;
+
+/// The most loop iterations the generated C unrolls in all (`mapSeqUnroll`, `reduceSeqUnroll`,
+/// the copies of register accumulators; nested unrolled loops count every inner iteration):
+/// about 1.3 MB of C. Beyond it C generation is refused: a program that unrolls 10⁶
+/// iterations would be 81 MB of C, one of 2³¹ would never be written.
+pub const MAX_UNROLLED: u64 = 16_384;
+
+/// The bound on a size in the generated C (the sum of the magnitudes of its constant and
+/// coefficients): its loop counters and indices are `int`s. A size beyond it is refused.
+pub const MAX_INDEX: u128 = i32::MAX as u128;
+
+/// The sum of the magnitudes of the coefficients of `ix` (a bound of its value for sizes of 1).
+fn coefficient_sum(ix: &Ix) -> u128 {
+    ix.terms()
+        .iter()
+        .map(|(_, c)| u128::from(c.unsigned_abs()))
+        .sum()
+}
+
+/// `a * b` when its coefficients stay within [`MAX_INDEX`] (so that no coefficient overflows).
+fn index_mul(a: &Ix, b: &Ix) -> Option<Ix> {
+    (coefficient_sum(a).saturating_mul(coefficient_sum(b)) <= MAX_INDEX).then(|| a.mul(b))
+}
+
 /// In a function that has parallel loops, the copy loops that run on one thread between them
 /// (an accumulator the size of the output filled before a reduction, say) run in parallel too:
 /// a sequential pass over a large array would be the only part of the function that one thread
@@ -108,6 +135,8 @@ pub struct Translator {
     /// registers (a row copied as 16 lanes and updated as 8 stays in memory).
     copy_lanes: Option<u64>,
     par_depth: usize,
+    /// The loop iterations unrolled so far (at most [`MAX_UNROLLED`]).
+    unrolled: u64,
 }
 
 /// The loop a primitive asks for; [`Translator::loop_`] decides the C loop's [`Schedule`].
@@ -133,6 +162,7 @@ impl Translator {
             unroll_copies: false,
             copy_lanes: None,
             par_depth: 0,
+            unrolled: 0,
         }
     }
 
@@ -197,19 +227,7 @@ impl Translator {
             .iter()
             .any(|s| matches!(s, SizeBinding::Named(_)));
         if denominators != 1 && symbolic && !crate::ir::nat::is_integral_given(n, &self.facts) {
-            let shown = crate::ir::nat::to_source(n, false, &|a| match a {
-                NatAtom::Index(i) => self
-                    .sizes
-                    .len()
-                    .checked_sub(*i as usize + 1)
-                    .and_then(|p| self.sizes.get(p))
-                    .map(|b| match b {
-                        SizeBinding::Named(name) => name.clone(),
-                        SizeBinding::Value(v) => v.to_string(),
-                    })
-                    .unwrap_or_else(|| format!("#{i}")),
-                other => crate::ir::nat::default_atom_name(other),
-            });
+            let shown = self.nat_source(n);
             return err(format!(
                 "the size `{shown}` is not known to be a whole number: the program must state the divisibility fact it relies on (in a type, as in `((m/32)*32).f32`, or in `TypedProgram::facts`)"
             ));
@@ -222,13 +240,41 @@ impl Translator {
             for (atom, power) in m.factors() {
                 let a = self.nat_atom(atom)?;
                 for _ in 0..*power {
-                    term = term.mul(&a);
+                    term = index_mul(&term, &a).ok_or_else(|| self.too_large(n))?;
                 }
             }
             total = total.add(&term);
         }
+        if coefficient_sum(&total) > MAX_INDEX {
+            return Err(self.too_large(n));
+        }
         let d = i64::try_from(denominators).map_err(|_| CodegenError::new("size too large"))?;
         Ok(total.div(&Ix::constant(d)))
+    }
+
+    /// A size in source syntax, with the size parameters' names (or compiled-in values).
+    fn nat_source(&self, n: &Nat) -> String {
+        crate::ir::nat::to_source(n, false, &|a| match a {
+            NatAtom::Index(i) => self
+                .sizes
+                .len()
+                .checked_sub(*i as usize + 1)
+                .and_then(|p| self.sizes.get(p))
+                .map(|b| match b {
+                    SizeBinding::Named(name) => name.clone(),
+                    SizeBinding::Value(v) => v.to_string(),
+                })
+                .unwrap_or_else(|| format!("#{i}")),
+            other => crate::ir::nat::default_atom_name(other),
+        })
+    }
+
+    /// The error for a size beyond the range of the C function's `int` indices.
+    fn too_large(&self, n: &Nat) -> CodegenError {
+        CodegenError::new(format!(
+            "the size `{}` is too large for the generated C, whose sizes and indices are `int`s (at most {MAX_INDEX})",
+            self.nat_source(n)
+        ))
     }
 
     fn nat_atom(&self, a: &NatAtom) -> R<Ix> {
@@ -245,7 +291,7 @@ impl Translator {
                 let (x, y) = (self.nat(x)?, self.nat(y)?);
                 match op {
                     NatOp::Add => Ok(x.add(&y)),
-                    NatOp::Mul => Ok(x.mul(&y)),
+                    NatOp::Mul => index_mul(&x, &y).ok_or_else(|| self.too_large(&crate::ir::nat::atom(a.clone()))),
                     NatOp::Div => Ok(x.div(&y)),
                     NatOp::Mod => Ok(x.rem(&y)),
                     NatOp::Pow => match (x.as_const(), y.as_const()) {
@@ -276,7 +322,11 @@ impl Translator {
         match ty.get() {
             TypeNode::Scalar(_) => Ok(Ix::constant(1)),
             TypeNode::Vector(w, _) => self.nat(w),
-            TypeNode::Array(n, t) => Ok(self.nat(n)?.mul(&self.scalars(t)?)),
+            TypeNode::Array(n, t) => index_mul(&self.nat(n)?, &self.scalars(t)?).ok_or_else(|| {
+                CodegenError::new(format!(
+                    "a value of type {ty} has more elements than the generated C's `int` indices reach (at most {MAX_INDEX})"
+                ))
+            }),
             TypeNode::Pair(..) => err(format!(
                 "values of type {ty} cannot be stored in memory: pairs must be taken apart (fst, snd, unzip) before a store"
             )),
@@ -307,6 +357,11 @@ impl Translator {
                         "vector type {ty}: the lane count must be a constant"
                     ))
                 })?;
+                if !(2..=MAX_LANES).contains(&lanes) || !(lanes as u64).is_power_of_two() {
+                    return err(format!(
+                        "vector type {ty}: the generated C has vectors of 2, 4, 8, 16, 32 or 64 lanes (a power of two, as GCC's vector types need), not {lanes}"
+                    ));
+                }
                 let TypeNode::Scalar(s) = t.get() else {
                     return err(format!("vector type {ty}: lanes must be scalars"));
                 };

@@ -150,6 +150,27 @@ impl Translator {
                     extent.to_c()
                 ));
             };
+            let n_u64 = u64::try_from(n).unwrap_or(0);
+            if n_u64 > MAX_UNROLLED - self.unrolled.min(MAX_UNROLLED) {
+                let (what, advice) = match origin {
+                    LoopOrigin::Primitive(p) => (
+                        format!("`{}` over {n} elements", p.name()),
+                        format!(
+                            "use `{}` or smaller sizes",
+                            p.name().trim_end_matches("Unroll")
+                        ),
+                    ),
+                    LoopOrigin::Copy => (
+                        format!("an unrolled copy of {n} elements"),
+                        "use smaller tiles".to_string(),
+                    ),
+                };
+                return err(format!(
+                    "{what}: the generated C unrolls at most {MAX_UNROLLED} loop iterations in all ({} are unrolled already); {advice}",
+                    self.unrolled
+                ));
+            }
+            self.unrolled += n_u64;
             for c in 0..n {
                 self.push_block();
                 body(self, Ix::constant(c))?;
