@@ -88,6 +88,10 @@ stages!(
 );
 
 pub mod cli;
+
+/// Mutation fuzzing of the whole pipeline (for the crate's tests and the fuzzing campaign).
+#[cfg(any(test, feature = "testkit"))]
+pub mod fuzz;
 mod error;
 
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};

@@ -1,0 +1,186 @@
+//! Running generated C against the reference interpreter, under AddressSanitizer and
+//! UndefinedBehaviorSanitizer: a `main` that passes random inputs at random sizes, prints the
+//! output, and is compared element by element with the interpreter's result.
+
+use crate::backend_c::CProgram;
+use crate::core::TypedProgram;
+use crate::interp::{self, random::Rng, Value};
+use std::path::Path;
+use std::process::Command;
+
+/// What running a kernel gave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CRun {
+    /// Its output matched the interpreter's at these sizes.
+    Matched(Vec<u64>),
+    /// It returned this non-zero code (the sizes violate a fact, or are too large): a refusal,
+    /// with `out` untouched.
+    Refused(i32),
+    /// The program's values are not all `f32` arrays and scalars, or the interpreter could not
+    /// find sizes or run it: nothing to compare.
+    NotComparable(String),
+}
+
+/// A defect of generated C.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CDefect {
+    /// The C compiler rejected it.
+    #[error("the generated C does not compile:\n{0}")]
+    DoesNotCompile(String),
+    /// A sanitizer reported an error, or the kernel crashed.
+    #[error("the kernel is memory-unsafe or has undefined behaviour at sizes {sizes:?}:\n{report}")]
+    Unsafe {
+        /// The sizes it ran at.
+        sizes: Vec<u64>,
+        /// The sanitizer's report (or the signal).
+        report: String,
+    },
+    /// Its output differs from the interpreter's.
+    #[error("the kernel's element {index} is {got}, the interpreter's {want}, at sizes {sizes:?}")]
+    Wrong {
+        /// The sizes it ran at.
+        sizes: Vec<u64>,
+        /// The first differing element.
+        index: usize,
+        /// The kernel's value.
+        got: f32,
+        /// The interpreter's value.
+        want: f32,
+    },
+}
+
+/// Flattens an `f32` value (scalar, array or vector of them) into `out`; false for other values.
+fn flatten(v: &Value, out: &mut Vec<f32>) -> bool {
+    match v {
+        Value::F32(x) => {
+            out.push(*x);
+            true
+        }
+        Value::Array(xs) | Value::Vector(xs) => xs.iter().all(|x| flatten(x, out)),
+        _ => false,
+    }
+}
+
+/// Compiles `c` (generated from `lowered`, whose size parameters it keeps symbolic) with a
+/// `main` in `dir`, runs it at random sizes up to `max_size` that satisfy `lowered`'s facts,
+/// and compares with the interpreter's result for `reference` (the program before lowering, or
+/// `lowered` itself).
+pub fn run_against_interpreter(
+    c: &CProgram,
+    lowered: &TypedProgram,
+    reference: &TypedProgram,
+    max_size: u64,
+    seed: u64,
+    dir: &Path,
+) -> Result<CRun, CDefect> {
+    let mut rng = Rng::new(seed);
+    let not = |e: interp::EvalError| Ok(CRun::NotComparable(e.to_string()));
+    let sizes = match interp::random::random_sizes(lowered, max_size, &mut rng) {
+        Ok(s) => s,
+        Err(e) => return not(e),
+    };
+    let args = match interp::random::random_args(reference, &sizes, &mut rng) {
+        Ok(a) => a,
+        Err(e) => return not(e),
+    };
+    let expected = match interp::memory::with_limit(1 << 30, || {
+        interp::run_program(reference, &sizes, args.clone())
+    }) {
+        Ok(v) => v,
+        Err(e) => return not(e),
+    };
+    let mut want = Vec::new();
+    if !flatten(&expected, &mut want) {
+        return Ok(CRun::NotComparable("a result that is not f32".into()));
+    }
+    let mut main = format!("#include <stdio.h>\n#include \"{}.h\"\n", c.function_name);
+    let mut call: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+    call.push("out".into());
+    for (i, a) in args.iter().enumerate() {
+        let mut xs = Vec::new();
+        if !flatten(a, &mut xs) {
+            return Ok(CRun::NotComparable("an input that is not f32".into()));
+        }
+        let init: Vec<String> = xs.iter().map(|x| format!("{x:e}f")).collect();
+        main.push_str(&format!(
+            "static const float in{i}[{}] = {{{}}};\n",
+            xs.len().max(1),
+            init.join(", ")
+        ));
+        call.push(match a {
+            Value::F32(_) => format!("in{i}[0]"),
+            _ => format!("in{i}"),
+        });
+    }
+    main.push_str(&format!(
+        "static float out[{len}];\nint main(void) {{\n    int rc = {}({});\n    if (rc) return 10 + rc;\n    \
+         for (int i = 0; i < {len}; i++) printf(\"%.9e\\n\", out[i]);\n    return 0;\n}}\n",
+        c.function_name,
+        call.join(", "),
+        len = want.len().max(1),
+    ));
+    std::fs::create_dir_all(dir).map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
+    let source = dir.join(format!("{}.c", c.function_name));
+    std::fs::write(&source, &c.source).map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
+    std::fs::write(dir.join(format!("{}.h", c.function_name)), &c.header)
+        .map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
+    std::fs::write(dir.join("main.c"), main).map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
+    let exe = dir.join("kernel");
+    crate::bench::harness::compile_executable(
+        &[source, dir.join("main.c")],
+        &[dir.to_path_buf()],
+        &exe,
+        &[
+            "-O1",
+            "-g",
+            "-w",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer",
+        ],
+        &[],
+    )
+    .map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
+    let out = Command::new(&exe)
+        .env("OMP_NUM_THREADS", "2")
+        .env("ASAN_OPTIONS", "detect_leaks=0")
+        .output()
+        .map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    match out.status.code() {
+        Some(0) => {}
+        Some(rc) if (11..=20).contains(&rc) && stderr.is_empty() => {
+            return Ok(CRun::Refused(rc - 10))
+        }
+        _ => {
+            return Err(CDefect::Unsafe {
+                sizes,
+                report: format!("exit {:?}\n{stderr}", out.status),
+            })
+        }
+    }
+    let got: Vec<f32> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    for (index, (g, w)) in got.iter().zip(&want).enumerate() {
+        let close = (g - w).abs() <= 1e-3 * w.abs().max(1.0) || (g.is_nan() && w.is_nan());
+        if !close {
+            return Err(CDefect::Wrong {
+                sizes,
+                index,
+                got: *g,
+                want: *w,
+            });
+        }
+    }
+    if got.len() != want.len() {
+        return Err(CDefect::Wrong {
+            sizes,
+            index: got.len().min(want.len()),
+            got: f32::NAN,
+            want: f32::NAN,
+        });
+    }
+    Ok(CRun::Matched(sizes))
+}
