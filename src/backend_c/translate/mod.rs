@@ -658,7 +658,7 @@ fn literal_c(l: Literal) -> CExpr {
                 return if v > 0.0 {
                     inf
                 } else {
-                    CExpr::Neg(Box::new(inf))
+                    CExpr::Neg(Rc::new(inf))
                 };
             } else {
                 format!("{v:?}f")
@@ -673,7 +673,7 @@ fn literal_c(l: Literal) -> CExpr {
                 return if v > 0.0 {
                     inf
                 } else {
-                    CExpr::Neg(Box::new(inf))
+                    CExpr::Neg(Rc::new(inf))
                 };
             } else {
                 format!("{v:?}")

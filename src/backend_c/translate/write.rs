@@ -237,7 +237,7 @@ impl Translator {
             lanes: 1,
         };
         for (l, p) in places.into_iter().enumerate() {
-            let value = CExpr::Lane(Box::new(CExpr::Var(name.clone())), Ix::constant(l as i64));
+            let value = CExpr::Lane(Rc::new(CExpr::Var(name.clone())), Ix::constant(l as i64));
             let place = match p {
                 Resolved::Mem { buf, idx, .. } => Place::Mem {
                     buf,
