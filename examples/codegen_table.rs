@@ -17,7 +17,7 @@ use risec::frontend::load::compile_source;
 use risec::lowlevel::lower;
 use std::time::Instant;
 
-fn row(shape: &str, generate: fn(usize) -> String, n: usize) {
+fn row(shape: &str, generate: scaling::Generator, n: usize) {
     let file = SourceFile::new("scaling.rise", generate(n));
     let start = Instant::now();
     let program = compile_source(&file, None).expect("the generated program checks");

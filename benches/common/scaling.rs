@@ -1,8 +1,11 @@
 //! Generated programs whose lowering and C generation must stay near-linear in their size
 //! (issue 19), shared by `benches/codegen.rs` and `examples/codegen_table.rs`.
 
-/// The shapes, each a function of the number of terms.
-pub const SHAPES: [(&str, fn(usize) -> String); 4] = [
+/// A program generator: the program's text for a number of terms.
+pub type Generator = fn(usize) -> String;
+
+/// The shapes, by name.
+pub const SHAPES: [(&str, Generator); 4] = [
     ("flat-sum", flat_sum),
     ("map-body", map_body),
     ("reduce-body", reduce_body),

@@ -5,6 +5,7 @@
 mod primitives;
 mod read;
 mod reduce;
+mod split;
 mod write;
 
 use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
@@ -170,7 +171,25 @@ impl Translator {
         candidate
     }
 
+    /// Emits a statement, its initialiser split first if it nests too deeply
+    /// ([`split`](mod@split)).
     fn emit(&mut self, s: Stmt) {
+        let s = match s {
+            Stmt::Decl {
+                ty,
+                name,
+                init: Some(e),
+            } => Stmt::Decl {
+                init: Some(self.shallow(e, ty)),
+                ty,
+                name,
+            },
+            s => s,
+        };
+        self.push_stmt(s);
+    }
+
+    fn push_stmt(&mut self, s: Stmt) {
         if let Some(b) = self.blocks.last_mut() {
             b.push(s);
         }

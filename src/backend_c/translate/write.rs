@@ -195,6 +195,7 @@ impl Translator {
     /// Stores a scalar or vector.
     pub(super) fn store(&mut self, acc: &Acc, e: CExpr, ty: &Type) -> R<()> {
         let ct = self.ctype(ty)?;
+        let e = self.shallow(e, ct);
         if let Some(place) = resolve(&acc.node, &acc.path, self)? {
             let place = match place {
                 Resolved::Mem {
