@@ -1,6 +1,7 @@
 //! The translation of typed low-level Rise into C statements: evaluation of terms to values
 //! ([`Val`]) here, primitives in [`primitives`], reading views in [`read`], writing values into
-//! acceptors in [`write`](mod@write), reductions in [`reduce`].
+//! acceptors in [`write`](mod@write), reductions in [`reduce`], deeply nested expressions
+//! computed in parts in [`split`](mod@split).
 
 mod primitives;
 mod read;
