@@ -22,7 +22,7 @@ use crate::ir::primitive::Primitive;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 use num_integer::Integer;
 use std::collections::BTreeSet;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 type R<T> = Result<T, CodegenError>;
@@ -98,6 +98,9 @@ pub struct Translator {
     pub facts: Vec<Nat>,
     blocks: Vec<Vec<Stmt>>,
     names: HashSet<String>,
+    /// For each base of a fresh name, the suffix the search for a free variant starts at
+    /// (every smaller one is taken): `fresh` is O(1) however often a hint is used.
+    suffixes: HashMap<String, usize>,
     /// Temporaries to allocate at function entry.
     pub heap_temps: Vec<HeapTemp>,
     /// The vector types used (for typedefs and helpers).
@@ -129,6 +132,7 @@ impl Translator {
             facts: Vec::new(),
             blocks: vec![Vec::new()],
             names: reserved.iter().cloned().collect(),
+            suffixes: HashMap::new(),
             heap_temps: Vec::new(),
             vector_types: BTreeSet::new(),
             loop_depth: 0,
@@ -163,10 +167,15 @@ impl Translator {
         };
         // Terminates: numbered variants of a safe name are unsafe only when listed.
         let mut candidate = base.clone();
-        let mut n = 1;
-        while self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
+        let first = self.suffixes.get(&base).copied();
+        if first.is_some() || self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
+            let mut n = first.unwrap_or(1);
             candidate = format!("{base}{n}");
-            n += 1;
+            while self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
+                n += 1;
+                candidate = format!("{base}{n}");
+            }
+            self.suffixes.insert(base, n + 1);
         }
         self.names.insert(candidate.clone());
         candidate
