@@ -4,9 +4,11 @@
 //! e.g. to prove that a reduction may update its accumulator in place.
 
 use super::ix::Ix;
+use crate::support::stack::guarded;
 use crate::ir::primitive::Primitive;
 use crate::ir::types::ScalarType;
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 /// The C type of a scalar or vector value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,7 +74,8 @@ impl BinOp {
     }
 }
 
-/// A pure C expression.
+/// A pure C expression. Sub-expressions are shared (`Rc`): a value used many times (a running
+/// sum, an accumulator read in every lane) is one tree, and cloning an expression is O(1).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CExpr {
     /// A literal in C syntax.
@@ -93,15 +96,15 @@ pub enum CExpr {
     /// An index value (`int`).
     Index(Ix),
     /// A binary operation.
-    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    Bin(BinOp, Rc<CExpr>, Rc<CExpr>),
     /// Negation.
-    Neg(Box<CExpr>),
+    Neg(Rc<CExpr>),
     /// A lane of a vector.
-    Lane(Box<CExpr>, Ix),
+    Lane(Rc<CExpr>, Ix),
     /// A vector from its lanes: `(f32x8){a, b, …}` (a broadcast repeats one simple expression).
     Lanes(CType, Vec<CExpr>),
     /// `c ? a : b`.
-    Cond(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    Cond(Rc<CExpr>, Rc<CExpr>, Rc<CExpr>),
     /// `a < b` on indices.
     IxLess(Ix, Ix),
     /// An index evaluated in `long long` rather than `int`: every variable in it is cast
@@ -112,7 +115,7 @@ pub enum CExpr {
 impl CExpr {
     /// Calls `f` on every load in the expression.
     pub fn for_each_load(&self, f: &mut dyn FnMut(&str, &Ix, CType)) {
-        match self {
+        guarded(|| match self {
             CExpr::Load { buf, idx, ty, .. } => f(buf, idx, *ty),
             CExpr::Lit(_)
             | CExpr::Var(_)
@@ -130,7 +133,7 @@ impl CExpr {
                 a.for_each_load(f);
                 b.for_each_load(f);
             }
-        }
+        })
     }
 
     /// Whether the expression is a variable or a literal, possibly negated (cheap to repeat).
@@ -144,8 +147,21 @@ impl CExpr {
 
     /// C syntax.
     pub fn to_c(&self) -> String {
+        let mut out = String::new();
+        self.write_c(&mut out);
+        out
+    }
+
+    /// Appends [`CExpr::to_c`] to `out`: one buffer for the whole expression, so printing is
+    /// linear in its size however deep it is.
+    pub fn write_c(&self, out: &mut String) {
         match self {
-            CExpr::Lit(s) | CExpr::Var(s) => s.clone(),
+            CExpr::Bin(..) | CExpr::Neg(_) | CExpr::Cond(..) | CExpr::IxLess(..) => {
+                out.push('(');
+                self.write_c_bare(out);
+                out.push(')');
+            }
+            CExpr::Lit(s) | CExpr::Var(s) => out.push_str(s),
             CExpr::Load {
                 buf,
                 idx,
@@ -153,50 +169,73 @@ impl CExpr {
                 aligned,
             } if ty.lanes == 1 => {
                 let _ = aligned;
-                format!("{buf}[{}]", idx.to_c())
+                let _ = write!(out, "{buf}[{}]", idx.to_c());
             }
             CExpr::Load {
                 buf,
                 idx,
                 ty,
                 aligned,
-            } => format!(
-                "{}_load{}(&{buf}[{}])",
-                ty.name(),
-                if *aligned { "_aligned" } else { "" },
-                idx.to_c()
-            ),
-            CExpr::Index(i) => i.to_c(),
-            CExpr::Bin(op, a, b) => format!("({} {} {})", a.to_c(), op.symbol(), b.to_c()),
-            CExpr::Neg(a) => format!("(-{})", a.to_c()),
-            CExpr::Lane(v, l) => format!("{}[{}]", v.to_c(), l.to_c()),
-            CExpr::Lanes(ty, xs) => format!(
-                "({}){{{}}}",
-                ty.name(),
-                xs.iter().map(|x| x.to_c()).collect::<Vec<_>>().join(", ")
-            ),
-            CExpr::Cond(c, a, b) => format!("({} ? {} : {})", c.to_c(), a.to_c(), b.to_c()),
-            CExpr::IxLess(a, b) => format!("({} < {})", a.to_c(), b.to_c()),
-            CExpr::WideIndex(i) => i.to_c_cast("long long"),
+            } => {
+                let _ = write!(
+                    out,
+                    "{}_load{}(&{buf}[{}])",
+                    ty.name(),
+                    if *aligned { "_aligned" } else { "" },
+                    idx.to_c()
+                );
+            }
+            CExpr::Index(i) => out.push_str(&i.to_c()),
+            CExpr::Lane(v, l) => {
+                guarded(|| v.write_c(out));
+                let _ = write!(out, "[{}]", l.to_c());
+            }
+            CExpr::Lanes(ty, xs) => {
+                let _ = write!(out, "({}){{", ty.name());
+                for (k, x) in xs.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    guarded(|| x.write_c(out));
+                }
+                out.push('}');
+            }
+            CExpr::WideIndex(i) => out.push_str(&i.to_c_cast("long long")),
         }
     }
 
-    /// C syntax without parentheses around the whole expression, for a value that stands alone
-    /// (an initialiser or the right-hand side of an assignment): `a + b` rather than `(a + b)`.
-    pub fn to_c_bare(&self) -> String {
-        match self {
-            CExpr::Bin(op, a, b) => format!("{} {} {}", a.to_c(), op.symbol(), b.to_c()),
-            CExpr::Neg(a) => format!("-{}", a.to_c()),
-            CExpr::Cond(c, a, b) => format!("{} ? {} : {}", c.to_c(), a.to_c(), b.to_c()),
-            CExpr::IxLess(a, b) => format!("{} < {}", a.to_c(), b.to_c()),
-            CExpr::Index(i) => i.to_c_bare(),
-            _ => self.to_c(),
-        }
+    /// Appends C syntax without parentheses around the whole expression, for a value that
+    /// stands alone (an initialiser or the right-hand side of an assignment): `a + b` rather
+    /// than `(a + b)`.
+    pub fn write_c_bare(&self, out: &mut String) {
+        guarded(|| match self {
+            CExpr::Bin(op, a, b) => {
+                a.write_c(out);
+                let _ = write!(out, " {} ", op.symbol());
+                b.write_c(out);
+            }
+            CExpr::Neg(a) => {
+                out.push('-');
+                a.write_c(out);
+            }
+            CExpr::Cond(c, a, b) => {
+                c.write_c(out);
+                out.push_str(" ? ");
+                a.write_c(out);
+                out.push_str(" : ");
+                b.write_c(out);
+            }
+            CExpr::IxLess(a, b) => {
+                let _ = write!(out, "{} < {}", a.to_c(), b.to_c());
+            }
+            CExpr::Index(i) => out.push_str(&i.to_c_bare()),
+            _ => self.write_c(out),
+        })
     }
 
     /// Whether the C variable or buffer `name` occurs in the expression.
     pub fn mentions(&self, name: &str) -> bool {
-        match self {
+        guarded(|| match self {
             CExpr::Lit(_) => false,
             CExpr::Var(v) => v == name,
             CExpr::Load { buf, idx, .. } => buf == name || idx.mentions(name),
@@ -207,7 +246,7 @@ impl CExpr {
             CExpr::Lanes(_, xs) => xs.iter().any(|x| x.mentions(name)),
             CExpr::Cond(c, a, b) => c.mentions(name) || a.mentions(name) || b.mentions(name),
             CExpr::IxLess(a, b) => a.mentions(name) || b.mentions(name),
-        }
+        })
     }
 }
 
@@ -398,7 +437,9 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
         }
         Stmt::Decl { ty, name, init } => match init {
             Some(e) => {
-                let _ = writeln!(out, "{pad}{} {name} = {};", ty.name(), e.to_c_bare());
+                let _ = write!(out, "{pad}{} {name} = ", ty.name());
+                e.write_c_bare(out);
+                out.push_str(";\n");
             }
             None => {
                 let _ = writeln!(out, "{pad}{} {name};", ty.name());
@@ -412,7 +453,8 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
             );
         }
         Stmt::Store(place, e) => {
-            let value = e.to_c_bare();
+            let mut value = String::new();
+            e.write_c_bare(&mut value);
             match place {
                 Place::Mem { buf, idx, ty, .. } if ty.lanes == 1 => {
                     let _ = writeln!(out, "{pad}{buf}[{}] = {value};", idx.to_c());

@@ -262,7 +262,7 @@ fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
     };
     let n = Ix::size("n");
     let i = Ix::loop_var("i", &n);
-    let minus_inf = CExpr::Neg(Box::new(CExpr::Lit("__builtin_inff()".into())));
+    let minus_inf = CExpr::Neg(std::rc::Rc::new(CExpr::Lit("__builtin_inff()".into())));
     let store = Stmt::Store(
         Place::Mem {
             buf: "out".into(),
@@ -272,8 +272,8 @@ fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
         },
         CExpr::Bin(
             super::c_ast::BinOp::Add,
-            Box::new(CExpr::Var("acc".into())),
-            Box::new(minus_inf.clone()),
+            std::rc::Rc::new(CExpr::Var("acc".into())),
+            std::rc::Rc::new(minus_inf.clone()),
         ),
     );
     let stmts = vec![

@@ -210,31 +210,35 @@ fn lower_expr(e: &Expr, written: bool) -> Expr {
                 ExprKind::Prim(Primitive::Reduce) => Some(Primitive::ReduceSeq),
                 _ => None,
             };
-            let out = map_arguments(e, &mut |i, a| {
+            let mut out = map_arguments(e, &mut |i, a| {
                 if i == usize::MAX {
                     lower_expr(a, false)
                 } else {
                     lower_expr(a, modes.get(i).copied().unwrap_or(false))
                 }
             });
-            match new_prim {
-                Some(p) => replace_head(&out, p),
-                None => out,
+            if let Some(p) = new_prim {
+                replace_head(&mut out, p);
             }
+            out
         }
         _ => e.clone(),
     }
 }
 
-/// The spine `e` with its head primitive replaced by `p` (of the same type).
-fn replace_head(e: &Expr, p: Primitive) -> Expr {
-    match &e.kind {
-        ExprKind::App(g, a) => rebuild(e, ExprKind::App(Box::new(replace_head(g, p)), a.clone())),
-        ExprKind::NatApp(g, n) => {
-            rebuild(e, ExprKind::NatApp(Box::new(replace_head(g, p)), n.clone()))
+/// Replaces the head primitive of the spine `e` by `p` (of the same type), in place: the
+/// arguments are not copied.
+fn replace_head(e: &mut Expr, p: Primitive) {
+    let mut head = e;
+    loop {
+        match &mut head.kind {
+            ExprKind::App(g, _) | ExprKind::NatApp(g, _) => head = g,
+            ExprKind::Prim(q) => {
+                *q = p;
+                return;
+            }
+            _ => return,
         }
-        ExprKind::Prim(_) => rebuild(e, ExprKind::Prim(p)),
-        _ => e.clone(),
     }
 }
 

@@ -64,6 +64,12 @@ fn as_let(e: &Expr) -> Option<(&Expr, &Type, Expr)> {
     Some((v, param, body))
 }
 
+/// Whether `f a` is a `let` (what [`as_let`] reads), decided without building `f a`.
+fn is_let(f: &Expr, a: &Expr) -> bool {
+    matches!(&f.kind, ExprKind::App(p, _) if p.kind == ExprKind::Prim(Primitive::Let))
+        && matches!(a.ty.get(), TypeNode::Fun(..))
+}
+
 fn up(e: &Expr) -> Expr {
     shift_vars(e, 1, 0).expect("shifting up cannot fail")
 }
@@ -73,12 +79,7 @@ pub fn hoist_lets(e: &Expr) -> Expr {
     match &e.kind {
         ExprKind::App(f, a) => {
             let (f, a) = (hoist_lets(f), hoist_lets(a));
-            if as_let(&Expr::new(
-                ExprKind::App(Box::new(f.clone()), Box::new(a.clone())),
-                e.ty.clone(),
-            ))
-            .is_some()
-            {
+            if is_let(&f, &a) {
                 return Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone());
             }
             if let Some((v, s, b)) = as_let(&a) {
@@ -144,19 +145,40 @@ fn as_map(e: &Expr) -> Option<(Primitive, &Expr, &Expr)> {
     }
 }
 
-/// `M (fun x => f (g x)) xs`, typed, with M the given map primitive.
-fn fused(kind: Primitive, f: &Expr, g: &Expr, xs: &Expr, result: &Type) -> Expr {
-    let TypeNode::Array(_, s) = xs.ty.get() else {
+/// A chain of maps `M1 f1 (M2 f2 (… (Mk fk xs)))` (k ≥ 2) fused into one map
+/// `M (fun x => f1 (f2 (… (fk x)))) xs`: a parallel map when one of them is, else sequential.
+/// The whole chain at once, each function shifted once: fusing two maps at a time would shift
+/// the growing composition again at every step (quadratic in the chain's length).
+fn fused_chain(e: &Expr) -> Option<Expr> {
+    let (outer, f, mut rest) = as_map(e)?;
+    let mut fs = vec![f];
+    let mut parallel = outer == Primitive::MapPar;
+    while let Some((inner, g, xs)) = as_map(rest) {
+        fs.push(g);
+        parallel |= inner == Primitive::MapPar;
+        rest = xs;
+    }
+    if fs.len() < 2 {
+        return None;
+    }
+    let kind = if parallel {
+        Primitive::MapPar
+    } else {
+        Primitive::MapSeq
+    };
+    let TypeNode::Array(_, s) = rest.ty.get() else {
         unreachable!("maps take arrays")
     };
-    let x = Expr::new(ExprKind::Var(0), s.clone());
-    let body = app(up(f), app(up(g), x));
+    let body = fs
+        .iter()
+        .rev()
+        .fold(Expr::new(ExprKind::Var(0), s.clone()), |x, f| app(up(f), x));
     let fun = lambda(s.clone(), body);
     let prim = Expr::new(
         ExprKind::Prim(kind),
-        types::fun(fun.ty.clone(), types::fun(xs.ty.clone(), result.clone())),
+        types::fun(fun.ty.clone(), types::fun(rest.ty.clone(), e.ty.clone())),
     );
-    app(app(prim, fun), xs.clone())
+    Some(app(app(prim, fun), rest.clone()))
 }
 
 /// A primitive applied to one argument, with the result type given.
@@ -219,16 +241,8 @@ pub fn fuse_into_writers(e: &Expr, written: bool) -> Expr {
         if let Some(r) = join_rows_of_transpose(e) {
             return fuse_into_writers(&r, true);
         }
-        if let Some((outer, f, inner_e)) = as_map(e) {
-            if let Some((inner, g, xs)) = as_map(inner_e) {
-                let kind = if inner == Primitive::MapPar || outer == Primitive::MapPar {
-                    Primitive::MapPar
-                } else {
-                    Primitive::MapSeq
-                };
-                let _ = outer;
-                return fuse_into_writers(&fused(kind, f, g, xs, &e.ty), true);
-            }
+        if let Some(chain) = fused_chain(e) {
+            return fuse_into_writers(&chain, true);
         }
     }
     match &e.kind {

@@ -1,10 +1,12 @@
 //! The translation of typed low-level Rise into C statements: evaluation of terms to values
 //! ([`Val`]) here, primitives in [`primitives`], reading views in [`read`], writing values into
-//! acceptors in [`write`](mod@write), reductions in [`reduce`].
+//! acceptors in [`write`](mod@write), reductions in [`reduce`], deeply nested expressions
+//! computed in parts in [`split`](mod@split).
 
 mod primitives;
 mod read;
 mod reduce;
+mod split;
 mod write;
 
 use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
@@ -20,7 +22,7 @@ use crate::ir::primitive::Primitive;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 use num_integer::Integer;
 use std::collections::BTreeSet;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 type R<T> = Result<T, CodegenError>;
@@ -123,6 +125,9 @@ pub struct Translator {
     pub facts: Vec<Nat>,
     blocks: Vec<Vec<Stmt>>,
     names: HashSet<String>,
+    /// For each base of a fresh name, the suffix the search for a free variant starts at
+    /// (every smaller one is taken): `fresh` is O(1) however often a hint is used.
+    suffixes: HashMap<String, usize>,
     /// Temporaries to allocate at function entry.
     pub heap_temps: Vec<HeapTemp>,
     /// The vector types used (for typedefs and helpers).
@@ -156,6 +161,7 @@ impl Translator {
             facts: Vec::new(),
             blocks: vec![Vec::new()],
             names: reserved.iter().cloned().collect(),
+            suffixes: HashMap::new(),
             heap_temps: Vec::new(),
             vector_types: BTreeSet::new(),
             loop_depth: 0,
@@ -191,16 +197,39 @@ impl Translator {
         };
         // Terminates: numbered variants of a safe name are unsafe only when listed.
         let mut candidate = base.clone();
-        let mut n = 1;
-        while self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
+        let first = self.suffixes.get(&base).copied();
+        if first.is_some() || self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
+            let mut n = first.unwrap_or(1);
             candidate = format!("{base}{n}");
-            n += 1;
+            while self.names.contains(&candidate) || !is_safe_c_name(&candidate) {
+                n += 1;
+                candidate = format!("{base}{n}");
+            }
+            self.suffixes.insert(base, n + 1);
         }
         self.names.insert(candidate.clone());
         candidate
     }
 
+    /// Emits a statement, its initialiser split first if it nests too deeply
+    /// ([`split`](mod@split)).
     fn emit(&mut self, s: Stmt) {
+        let s = match s {
+            Stmt::Decl {
+                ty,
+                name,
+                init: Some(e),
+            } => Stmt::Decl {
+                init: Some(self.shallow(e, ty)),
+                ty,
+                name,
+            },
+            s => s,
+        };
+        self.push_stmt(s);
+    }
+
+    fn push_stmt(&mut self, s: Stmt) {
         if let Some(b) = self.blocks.last_mut() {
             b.push(s);
         }
@@ -713,7 +742,7 @@ fn literal_c(l: Literal) -> CExpr {
                 return if v > 0.0 {
                     inf
                 } else {
-                    CExpr::Neg(Box::new(inf))
+                    CExpr::Neg(Rc::new(inf))
                 };
             } else {
                 format!("{v:?}f")
@@ -728,7 +757,7 @@ fn literal_c(l: Literal) -> CExpr {
                 return if v > 0.0 {
                     inf
                 } else {
-                    CExpr::Neg(Box::new(inf))
+                    CExpr::Neg(Rc::new(inf))
                 };
             } else {
                 format!("{v:?}")

@@ -201,12 +201,12 @@ impl Translator {
                 let b = self.scalar(args.remove(0))?;
                 Val {
                     ty,
-                    kind: ValKind::Scalar(CExpr::Bin(op, Box::new(a), Box::new(b))),
+                    kind: ValKind::Scalar(CExpr::Bin(op, Rc::new(a), Rc::new(b))),
                 }
             }
             Neg => Val {
                 ty,
-                kind: ValKind::Scalar(CExpr::Neg(Box::new(self.scalar(a0)?))),
+                kind: ValKind::Scalar(CExpr::Neg(Rc::new(self.scalar(a0)?))),
             },
             Select => {
                 let c = self.scalar(a0)?;
@@ -214,7 +214,7 @@ impl Translator {
                 let b = self.scalar(args.remove(0))?;
                 Val {
                     ty,
-                    kind: ValKind::Scalar(CExpr::Cond(Box::new(c), Box::new(a), Box::new(b))),
+                    kind: ValKind::Scalar(CExpr::Cond(Rc::new(c), Rc::new(a), Rc::new(b))),
                 }
             }
             ToMem => deferred(Deferred::ToMem(a0), ty),

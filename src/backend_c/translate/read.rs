@@ -177,12 +177,12 @@ impl Translator {
                 let x = self.elem(inner, &i.sub(l))?;
                 let x = self.scalar(x)?;
                 let e = CExpr::Cond(
-                    Box::new(CExpr::IxLess(i.clone(), l.clone())),
-                    Box::new(pad.clone()),
-                    Box::new(CExpr::Cond(
-                        Box::new(CExpr::IxLess(i.clone(), l.add(n))),
-                        Box::new(x),
-                        Box::new(pad),
+                    Rc::new(CExpr::IxLess(i.clone(), l.clone())),
+                    Rc::new(pad.clone()),
+                    Rc::new(CExpr::Cond(
+                        Rc::new(CExpr::IxLess(i.clone(), l.add(n))),
+                        Rc::new(x),
+                        Rc::new(pad),
                     )),
                 );
                 Ok(Val {
@@ -239,7 +239,7 @@ pub(super) fn lane(v: CExpr, l: Ix) -> CExpr {
         CExpr::Lanes(_, xs) if l.as_const().is_some_and(|c| (c as usize) < xs.len()) => {
             xs[l.as_const().unwrap_or(0) as usize].clone()
         }
-        other => CExpr::Lane(Box::new(other), l),
+        other => CExpr::Lane(Rc::new(other), l),
     }
 }
 

@@ -216,6 +216,7 @@ impl Translator {
     /// Stores a scalar or vector.
     pub(super) fn store(&mut self, acc: &Acc, e: CExpr, ty: &Type) -> R<()> {
         let ct = self.ctype(ty)?;
+        let e = self.shallow(e, ct);
         if let Some(place) = resolve(&acc.node, &acc.path, self)? {
             let place = match place {
                 Resolved::Mem {
@@ -258,7 +259,7 @@ impl Translator {
             lanes: 1,
         };
         for (l, p) in places.into_iter().enumerate() {
-            let value = CExpr::Lane(Box::new(CExpr::Var(name.clone())), Ix::constant(l as i64));
+            let value = CExpr::Lane(Rc::new(CExpr::Var(name.clone())), Ix::constant(l as i64));
             let place = match p {
                 Resolved::Mem { buf, idx, .. } => Place::Mem {
                     buf,
