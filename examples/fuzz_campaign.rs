@@ -85,7 +85,11 @@ fn main() {
         std::thread::sleep(Duration::from_millis(500));
         for &(seed, since) in running.lock().unwrap().iter() {
             if seed != u64::MAX && since.elapsed() > limit {
-                println!("HANG: case {seed} ran {:?}: {:?}", since.elapsed(), fuzz::draw(seed));
+                println!(
+                    "HANG: case {seed} ran {:?}: {:?}",
+                    since.elapsed(),
+                    fuzz::draw(seed)
+                );
                 print!("{}", tally.lock().unwrap().table());
                 std::process::exit(3);
             }

@@ -89,10 +89,10 @@ stages!(
 
 pub mod cli;
 
+mod error;
 /// Mutation fuzzing of the whole pipeline (for the crate's tests and the fuzzing campaign).
 #[cfg(any(test, feature = "testkit"))]
 pub mod fuzz;
-mod error;
 
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;

@@ -130,3 +130,33 @@ fn a_missing_sketch_file_is_reported_as_unreadable() {
         "{text}"
     );
 }
+
+/// Runs `f` on a thread with an ordinary 8 MiB stack, as a library caller's thread has.
+fn on_an_ordinary_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("the library call panicked or overflowed its stack");
+}
+
+#[test]
+fn deep_programs_do_not_overflow_a_callers_stack() {
+    on_an_ordinary_stack(|| {
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let sum = format!("def sum (x : f32) : f32 = x{}\n", " + x".repeat(99_999));
+        let file = SourceFile::new("sum100k.rise", sum);
+        let program = parse_program(&file, None).unwrap();
+        let sketch = dir.join("api-deep.sk");
+        std::fs::write(
+            &sketch,
+            "step any {\n  rules = [map-fusion]\n  sketch = ?\n}\n",
+        )
+        .unwrap();
+        let steps = load_sketch(&sketch, &program).unwrap();
+        let optimized = optimize(&program, &steps, &SearchOptions::default()).unwrap();
+        let c = emit_c(&optimized.program, &CodegenOptions::new("sum.h")).unwrap();
+        assert!(c.source.contains("x + x"));
+    });
+}

@@ -516,3 +516,42 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
         }
     }
 }
+impl Drop for CExpr {
+    /// Moves uniquely owned children out onto an explicit stack, so that dropping a deep
+    /// expression (a 100,000-term sum) does not recurse once per level.
+    fn drop(&mut self) {
+        let mut pending: Vec<CExpr> = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut e) = pending.pop() {
+            take_children(&mut e, &mut pending);
+        }
+    }
+}
+
+/// Moves the children of `e` that nothing else shares into `out`, leaving leaves behind.
+fn take_children(e: &mut CExpr, out: &mut Vec<CExpr>) {
+    let mut take = |rc: &mut Rc<CExpr>| {
+        if let Some(inner) = Rc::get_mut(rc) {
+            out.push(std::mem::replace(inner, CExpr::Lit(String::new())));
+        }
+    };
+    match e {
+        CExpr::Bin(_, a, b) => {
+            take(a);
+            take(b);
+        }
+        CExpr::Neg(a) | CExpr::Lane(a, _) => take(a),
+        CExpr::Cond(c, a, b) => {
+            take(c);
+            take(a);
+            take(b);
+        }
+        CExpr::Lanes(_, xs) => out.append(xs),
+        CExpr::Lit(_)
+        | CExpr::Var(_)
+        | CExpr::Load { .. }
+        | CExpr::Index(_)
+        | CExpr::IxLess(..)
+        | CExpr::WideIndex(_) => {}
+    }
+}

@@ -228,7 +228,9 @@ fn has_children(kind: &ExprKind) -> bool {
     )
 }
 
-/// Replaces `kind` by a leaf and pushes its children onto `out`.
+/// Replaces `kind` by a leaf and pushes its children onto `out` (the boxes themselves, moved
+/// out of the tree without reallocating).
+#[allow(clippy::vec_box)]
 fn take_children(kind: &mut ExprKind, out: &mut Vec<Box<Expr>>) {
     match std::mem::replace(kind, ExprKind::Var(0)) {
         ExprKind::App(f, a) => {

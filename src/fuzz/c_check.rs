@@ -28,7 +28,9 @@ pub enum CDefect {
     #[error("the generated C does not compile:\n{0}")]
     DoesNotCompile(String),
     /// A sanitizer reported an error, or the kernel crashed.
-    #[error("the kernel is memory-unsafe or has undefined behaviour at sizes {sizes:?}:\n{report}")]
+    #[error(
+        "the kernel is memory-unsafe or has undefined behaviour at sizes {sizes:?}:\n{report}"
+    )]
     Unsafe {
         /// The sizes it ran at.
         sizes: Vec<u64>,

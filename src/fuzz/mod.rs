@@ -12,7 +12,7 @@
 pub mod c_check;
 pub mod mutate;
 
-use crate::backend_c::{CodegenOptions, CProgram};
+use crate::backend_c::{CProgram, CodegenOptions};
 use crate::core::TypedProgram;
 use crate::diagnostics::SourceFile;
 use crate::interp::random::Rng;
@@ -118,8 +118,11 @@ pub fn draw(seed: u64) -> Case {
                 "examples/matmul.rise"
             };
             let program = PROGRAMS.iter().find(|(p, _)| *p == program_path).unwrap().1;
-            let (mut program, mut sketch, mut library) =
-                (program.to_string(), sk_text.to_string(), MATMUL_LIB.to_string());
+            let (mut program, mut sketch, mut library) = (
+                program.to_string(),
+                sk_text.to_string(),
+                MATMUL_LIB.to_string(),
+            );
             let what = if rng.below(3) == 0 {
                 program = mutate::mutate(&program, mutations, &vocabulary, &mut rng);
                 program_path
@@ -382,8 +385,14 @@ impl Tally {
             ("back end refused with an error", self.c_refused),
             ("C generated (not run)", self.generated),
             ("C run: matches the interpreter", self.matched),
-            ("C run: refused the sizes (non-zero return)", self.refused_at_run_time),
-            ("C run: not comparable (non-f32 values)", self.not_comparable),
+            (
+                "C run: refused the sizes (non-zero return)",
+                self.refused_at_run_time,
+            ),
+            (
+                "C run: not comparable (non-f32 values)",
+                self.not_comparable,
+            ),
             ("defects", self.defects.len()),
         ];
         rows.iter()

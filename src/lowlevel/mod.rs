@@ -179,6 +179,10 @@ pub(crate) fn is_layout_function(f: &Expr) -> bool {
 /// argument `usize::MAX`).
 pub(crate) fn map_arguments(e: &Expr, f: &mut dyn FnMut(usize, &Expr) -> Expr) -> Expr {
     fn go(e: &Expr, f: &mut dyn FnMut(usize, &Expr) -> Expr, next: &mut usize) -> Expr {
+        crate::support::stack::guarded(|| go_unguarded(e, f, next))
+    }
+
+    fn go_unguarded(e: &Expr, f: &mut dyn FnMut(usize, &Expr) -> Expr, next: &mut usize) -> Expr {
         match &e.kind {
             ExprKind::App(g, a) => {
                 let g2 = go(g, f, next);
@@ -199,6 +203,10 @@ pub(crate) fn map_arguments(e: &Expr, f: &mut dyn FnMut(usize, &Expr) -> Expr) -
 
 /// Lowers `e`; `written` says whether its value is stored (see the module documentation).
 fn lower_expr(e: &Expr, written: bool) -> Expr {
+    crate::support::stack::guarded(|| lower_expr_unguarded(e, written))
+}
+
+fn lower_expr_unguarded(e: &Expr, written: bool) -> Expr {
     match &e.kind {
         ExprKind::Lambda(b) => rebuild(e, ExprKind::Lambda(Box::new(lower_expr(b, written)))),
         ExprKind::NatLambda(b) => rebuild(e, ExprKind::NatLambda(Box::new(lower_expr(b, written)))),

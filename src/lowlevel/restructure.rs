@@ -76,6 +76,10 @@ fn up(e: &Expr) -> Expr {
 
 /// Floats `let`s outwards (see the module documentation), bottom-up.
 pub fn hoist_lets(e: &Expr) -> Expr {
+    crate::support::stack::guarded(|| hoist_lets_unguarded(e))
+}
+
+fn hoist_lets_unguarded(e: &Expr) -> Expr {
     match &e.kind {
         ExprKind::App(f, a) => {
             let (f, a) = (hoist_lets(f), hoist_lets(a));
@@ -237,6 +241,10 @@ fn join_rows_of_transpose(e: &Expr) -> Option<Expr> {
 /// Fuses maps into the maps that write their results (see the module documentation). `written`
 /// is whether `e`'s value is stored; only written maps absorb the maps they read.
 pub fn fuse_into_writers(e: &Expr, written: bool) -> Expr {
+    crate::support::stack::guarded(|| fuse_into_writers_unguarded(e, written))
+}
+
+fn fuse_into_writers_unguarded(e: &Expr, written: bool) -> Expr {
     if written {
         if let Some(r) = join_rows_of_transpose(e) {
             return fuse_into_writers(&r, true);
@@ -276,6 +284,10 @@ fn applied(e: &Expr, p: Primitive) -> Option<&Expr> {
 /// program and the index expressions simpler): `fst (unzip (zip a b))` is `a`,
 /// `snd (unzip (zip a b))` is `b`, `transpose (transpose x)` is `x`, `join (split s x)` is `x`.
 pub fn simplify(e: &Expr) -> Expr {
+    crate::support::stack::guarded(|| simplify_unguarded(e))
+}
+
+fn simplify_unguarded(e: &Expr) -> Expr {
     let e = match &e.kind {
         ExprKind::App(f, a) => Expr::new(
             ExprKind::App(Box::new(simplify(f)), Box::new(simplify(a))),

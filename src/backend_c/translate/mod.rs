@@ -413,6 +413,10 @@ impl Translator {
     /// Evaluates a term to a value (views and deferred computations; statements are emitted
     /// only for values that must be materialised).
     pub fn eval<'a>(&mut self, e: &'a Expr, env: &Env<'a>) -> R<Val<'a>> {
+        crate::support::stack::guarded(|| self.eval_unguarded(e, env))
+    }
+
+    fn eval_unguarded<'a>(&mut self, e: &'a Expr, env: &Env<'a>) -> R<Val<'a>> {
         let ty = e.ty.clone();
         match &e.kind {
             ExprKind::Var(i) => env

@@ -226,9 +226,9 @@ impl Translator {
 
 /// Lane `l` of a vector expression, reading the scalar directly where possible.
 pub(super) fn lane(v: CExpr, l: Ix) -> CExpr {
-    match v {
+    match &v {
         CExpr::Load { buf, idx, ty, .. } => CExpr::Load {
-            buf,
+            buf: buf.clone(),
             idx: idx.add(&l),
             ty: CType {
                 scalar: ty.scalar,
@@ -239,7 +239,7 @@ pub(super) fn lane(v: CExpr, l: Ix) -> CExpr {
         CExpr::Lanes(_, xs) if l.as_const().is_some_and(|c| (c as usize) < xs.len()) => {
             xs[l.as_const().unwrap_or(0) as usize].clone()
         }
-        other => CExpr::Lane(Rc::new(other), l),
+        _ => CExpr::Lane(Rc::new(v), l),
     }
 }
 
