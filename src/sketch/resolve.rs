@@ -8,6 +8,7 @@
 
 use super::ast::{Field, Item, LimitValue, Name, RuleRef, RuleSetExpr, SkExpr};
 use super::cost::{CostModel, COST_MODELS};
+use super::origin::{Origin, Place, SketchOrigins};
 use super::parser::parse_file;
 use super::{SizeSketch, Sketch};
 use crate::core::TypedProgram;
@@ -34,6 +35,8 @@ pub struct GuideStep {
     pub cost: CostModel,
     /// Per-step limits (defaults where the file sets none).
     pub limits: Limits,
+    /// Where the sketch's nodes are written (for the diagnostics of a step that fails).
+    pub origins: SketchOrigins,
 }
 
 /// A sketch file that did not load: its diagnostics (possibly in several files, through
@@ -124,9 +127,18 @@ pub(super) struct Arg {
 pub(super) struct Env {
     pub(super) bindings: Vec<(String, Arg)>,
     pub(super) depth: usize,
+    /// The definition calls that lead here, outermost first (for [`SketchOrigins`]).
+    pub(super) calls: Vec<Place>,
 }
 
 impl Env {
+    /// The calls of a definition's body called at `span` of file `file` from here.
+    pub(super) fn called_from(&self, file: usize, span: Span) -> Vec<Place> {
+        let mut calls = self.calls.clone();
+        calls.push(Place { file, span });
+        calls
+    }
+
     pub(super) fn lookup(&self, name: &str) -> Option<&Arg> {
         self.bindings
             .iter()
@@ -159,6 +171,8 @@ pub(super) struct Resolver<'p> {
     pub(super) errors: Vec<(usize, Diagnostic)>,
     /// Errors about a file that could not be read, reported without a source.
     pub(super) plain_errors: Vec<String>,
+    /// Where the nodes of the sketch being resolved are written, in post-order.
+    pub(super) origins: Vec<Origin>,
 }
 
 impl<'p> Resolver<'p> {
@@ -174,6 +188,7 @@ impl<'p> Resolver<'p> {
             user_rules: HashMap::new(),
             errors: Vec::new(),
             plain_errors: Vec::new(),
+            origins: Vec::new(),
         }
     }
 
@@ -469,6 +484,7 @@ impl<'p> Resolver<'p> {
         let mut cost = CostModel::default();
         let mut limits = Limits::default();
         let mut given: HashMap<&'static str, Span> = HashMap::new();
+        let mut origins = Vec::new();
         let mut ok = true;
         for field in fields {
             let (key, span) = match field {
@@ -492,8 +508,10 @@ impl<'p> Resolver<'p> {
             }
             match field {
                 Field::Sketch(e, _) => {
+                    self.origins.clear();
                     sketch = self.sketch(e, &Rc::new(Env::default()), f);
                     ok &= sketch.is_some();
+                    origins = std::mem::take(&mut self.origins);
                 }
                 Field::Rules(r, _) => match self.rule_set(r, f) {
                     Some(rs) => rules = rs,
@@ -525,12 +543,24 @@ impl<'p> Resolver<'p> {
         if !ok {
             return None;
         }
+        let sketch = sketch?;
+        let origins = SketchOrigins {
+            files: self.files.clone().into(),
+            main: f,
+            // Recorded in the order the nodes were built, which is post-order.
+            nodes: if origins.len() == sketch.size() {
+                origins
+            } else {
+                Vec::new()
+            },
+        };
         Some(GuideStep {
             name: name.text.clone(),
-            sketch: sketch?,
+            sketch,
             rules,
             cost,
             limits,
+            origins,
         })
     }
 
