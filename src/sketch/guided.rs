@@ -68,7 +68,7 @@ pub struct NotFound {
     pub partial: Vec<String>,
     /// Where the closest partial match stops, the step's rules that never fired, and library
     /// rules that would help (`None` when no step failed).
-    pub diagnosis: Option<Diagnosis>,
+    pub diagnosis: Option<Box<Diagnosis>>,
 }
 
 impl NotFound {
@@ -232,7 +232,7 @@ pub fn run(
                 return Err(NotFound {
                     steps: stats,
                     partial,
-                    diagnosis: Some(diagnosis),
+                    diagnosis: Some(Box::new(diagnosis)),
                 });
             }
         }

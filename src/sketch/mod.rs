@@ -13,7 +13,7 @@
 //!   grown until the step's sketch is satisfied, then the cheapest satisfying term extracted.
 //! * [`diagnose`]: why a step found no program: where the closest partial match ([`closest`])
 //!   stops, located in the `.sk` file ([`origin`]), rules that never fired, and library rules
-//!   that would help (a bounded look-ahead).
+//!   that would help ([`lookahead`], bounded).
 //! * `expand`: sketch definitions applied to their arguments (used by [`resolve`]).
 //!
 //! ```
@@ -29,6 +29,7 @@ mod expand;
 pub mod extract;
 pub mod guided;
 pub mod lexer;
+pub mod lookahead;
 pub mod origin;
 pub mod parser;
 pub mod resolve;
