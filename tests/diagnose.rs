@@ -149,3 +149,31 @@ fn a_saturated_step_is_reported_at_once_with_why_its_rule_never_fired() {
     );
     assert!(err.contains("no library rule added to the step"), "{err}");
 }
+
+#[test]
+fn every_node_of_every_shipped_sketch_is_located() {
+    let program = load_program("examples/matmul.rise", None).unwrap();
+    let mut checked = 0;
+    for entry in std::fs::read_dir("sketches/matmul").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "sk") || path.ends_with("lib.sk") {
+            continue;
+        }
+        for step in load_sketch(&path, &program).unwrap() {
+            assert_eq!(
+                step.origins.nodes.len(),
+                step.sketch.size(),
+                "{}: step {}",
+                path.display(),
+                step.name
+            );
+            for i in 0..step.sketch.size() {
+                let place = step.origins.primary(i).unwrap();
+                // Underlined in the step's own file.
+                assert_eq!(place.file, step.origins.main, "{}", path.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} steps");
+}
