@@ -41,8 +41,9 @@ pub enum Error {
 }
 
 impl Error {
-    /// The diagnostics into source files this error carries (empty for errors that point into
-    /// no file, such as a search that was not satisfied).
+    /// The diagnostics into source files this error carries: for a search that was not
+    /// satisfied, the sketch node where the closest partial match stops, in the `.sk` file
+    /// (empty for errors that point into no file).
     pub fn diagnostics(&self) -> Vec<(&SourceFile, &Diagnostic)> {
         match self {
             Error::Program(LoadError::Invalid(e)) => {
@@ -55,6 +56,11 @@ impl Error {
                 .diagnostics
                 .iter()
                 .flat_map(|(f, ds)| ds.iter().map(move |d| (f, d)))
+                .collect(),
+            Error::NotFound(nf) => nf
+                .diagnosis
+                .iter()
+                .filter_map(|d| d.located.as_ref().map(|(f, d)| (f, d)))
                 .collect(),
             _ => Vec::new(),
         }

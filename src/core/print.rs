@@ -418,6 +418,25 @@ pub fn program_type_to_source(p: &TypedProgram) -> String {
     out
 }
 
+/// Writes a term of the program's body context (inside all size parameters, whose names it
+/// uses; variables bound outside the term are written `free0`, `free1`, …).
+pub fn program_subterm_to_source(p: &TypedProgram, e: &Expr) -> String {
+    let mut printer = Printer {
+        vars: Vec::new(),
+        nats: p.size_params.clone(),
+    };
+    printer.expr(e, Prec::Lowest)
+}
+
+/// Writes a type of the program's body context with the size parameters' names.
+pub fn program_body_type_to_source(p: &TypedProgram, t: &Type) -> String {
+    let printer = Printer {
+        vars: Vec::new(),
+        nats: p.size_params.clone(),
+    };
+    printer.ty(t)
+}
+
 /// Writes a size of the program's body context (inside all size parameters) with their names.
 pub fn program_nat_to_source(p: &TypedProgram, n: &Nat) -> String {
     let printer = Printer {

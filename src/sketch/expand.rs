@@ -2,6 +2,7 @@
 //! primitives and to the program's sizes, type sketches. Part of [`super::resolve`]'s resolver.
 
 use super::ast::{SizeOp, SkExpr, SkKind, TyExpr, TyKind};
+use super::origin::{Origin, Place};
 use super::resolve::{unknown, Arg, Env, Resolver};
 use super::{SizeSketch, Sketch, TypeSketch};
 use crate::diagnostics::Diagnostic;
@@ -54,7 +55,10 @@ impl Resolver<'_> {
             return None;
         }
         match &e.kind {
-            SkKind::Hole => Some(Sketch::Any),
+            SkKind::Hole => {
+                self.note(f, e.span, env);
+                Some(Sketch::Any)
+            }
             SkKind::Name(n) => {
                 if let Some(a) = env.lookup(&n.text).cloned() {
                     return self.sketch(&a.expr, &a.env, a.file);
@@ -75,10 +79,12 @@ impl Resolver<'_> {
                     let inner = Rc::new(Env {
                         bindings: Vec::new(),
                         depth: env.depth + 1,
+                        calls: env.called_from(f, n.span),
                     });
                     return self.sketch(&body, &inner, file);
                 }
                 if let Some(p) = Primitive::from_name(&n.text) {
+                    self.note(f, n.span, env);
                     return Some(Sketch::Prim(p));
                 }
                 if self.size_index(&n.text).is_some() {
@@ -95,9 +101,10 @@ impl Resolver<'_> {
             SkKind::Call(n, args) => {
                 if let Some(p) = Primitive::from_name(&n.text) {
                     // `map(f)` is `map f`.
+                    self.note(f, n.span, env);
                     let mut s = Sketch::Prim(p);
                     for a in args {
-                        s = self.apply(s, a, env, f)?;
+                        s = self.apply(s, a, env, f, n.span.to(a.span))?;
                     }
                     return Some(s);
                 }
@@ -141,23 +148,34 @@ impl Resolver<'_> {
                 let inner = Rc::new(Env {
                     bindings,
                     depth: env.depth + 1,
+                    calls: env.called_from(f, call_site(n.span, args)),
                 });
                 self.sketch(&body, &inner, file)
             }
             SkKind::App(g, a) => {
                 let g = self.sketch(g, env, f)?;
-                self.apply(g, a, env, f)
+                self.apply(g, a, env, f, e.span)
             }
-            SkKind::Lambda(b) => Some(Sketch::Lambda(Box::new(self.sketch(b, env, f)?))),
-            SkKind::Contains(b) => Some(Sketch::Contains(Box::new(self.sketch(b, env, f)?))),
+            SkKind::Lambda(b) => {
+                let b = self.sketch(b, env, f)?;
+                self.note(f, e.span, env);
+                Some(Sketch::Lambda(Box::new(b)))
+            }
+            SkKind::Contains(b) => {
+                let b = self.sketch(b, env, f)?;
+                self.note(f, e.span, env);
+                Some(Sketch::Contains(Box::new(b)))
+            }
             SkKind::Or(a, b) => {
                 let a = self.sketch(a, env, f);
                 let b = self.sketch(b, env, f);
+                self.note(f, e.span, env);
                 Some(Sketch::Or(Box::new(a?), Box::new(b?)))
             }
             SkKind::Annot(s, t) => {
                 let s = self.sketch(s, env, f);
                 let t = self.type_sketch(t, env, f);
+                self.note(f, e.span, env);
                 Some(Sketch::Typed(Box::new(s?), t?))
             }
             SkKind::Num(_) | SkKind::Size(..) => {
@@ -167,16 +185,41 @@ impl Resolver<'_> {
         }
     }
 
-    /// `g a`: an application, or an application to a size when `a` denotes one.
-    fn apply(&mut self, g: Sketch, a: &SkExpr, env: &Rc<Env>, f: usize) -> Option<Sketch> {
+    /// `g a`: an application, or an application to a size when `a` denotes one; `span` is
+    /// the application's text.
+    fn apply(
+        &mut self,
+        g: Sketch,
+        a: &SkExpr,
+        env: &Rc<Env>,
+        f: usize,
+        span: Span,
+    ) -> Option<Sketch> {
         if self.denotes_size(a, env) {
             return match self.size(a, env, f)? {
-                SizeSketch::Is(n) => Some(Sketch::NatApp(Box::new(g), n)),
-                SizeSketch::Any => Some(Sketch::App(Box::new(g), Box::new(Sketch::Any))),
+                SizeSketch::Is(n) => {
+                    self.note(f, span, env);
+                    Some(Sketch::NatApp(Box::new(g), n))
+                }
+                SizeSketch::Any => {
+                    self.note(f, a.span, env);
+                    self.note(f, span, env);
+                    Some(Sketch::App(Box::new(g), Box::new(Sketch::Any)))
+                }
             };
         }
         let a = self.sketch(a, env, f)?;
+        self.note(f, span, env);
         Some(Sketch::App(Box::new(g), Box::new(a)))
+    }
+
+    /// Records where the sketch node being built is written (nodes are built in post-order,
+    /// the order of [`SketchOrigins::nodes`](super::origin::SketchOrigins::nodes)).
+    fn note(&mut self, f: usize, span: Span, env: &Env) {
+        self.origins.push(Origin {
+            at: Place { file: f, span },
+            calls: env.calls.clone(),
+        });
     }
 
     /// Whether `e` is a size rather than a sketch (a number, size arithmetic, a size name, or a
@@ -349,6 +392,14 @@ impl Resolver<'_> {
             }
         }
     }
+}
+
+/// The text a diagnostic underlines for a call `NAME(A, …)`: the name with the leading
+/// arguments that are sizes or holes (`containsMap(n/32`), not the nested sketches after them.
+fn call_site(name: Span, args: &[SkExpr]) -> Span {
+    args.iter()
+        .take_while(|a| matches!(a.kind, SkKind::Num(_) | SkKind::Size(..) | SkKind::Hole | SkKind::Name(_)))
+        .fold(name, |s, a| s.to(a.span))
 }
 
 fn combine(op: SizeOp, a: SizeSketch, b: SizeSketch, span: Span) -> Result<SizeSketch, Diagnostic> {

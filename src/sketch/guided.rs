@@ -14,6 +14,7 @@ use crate::eqsat::runner::{self, StopReason};
 use crate::eqsat::stats::{IterationStats, SearchStats};
 use crate::ir::nat::{self, Nat};
 use crate::ir::types::{Type, TypeNode};
+use crate::sketch::diagnose::{self, Diagnosis};
 use crate::sketch::extract::SketchTable;
 use crate::sketch::resolve::GuideStep;
 use crate::sketch::Sketch;
@@ -77,6 +78,9 @@ pub struct NotFound {
     pub steps: Vec<SearchStats>,
     /// The largest parts of the sketch that the root does satisfy.
     pub partial: Vec<String>,
+    /// Where the closest partial match stops, the step's rules that never fired, and library
+    /// rules that would help (`None` when no step failed).
+    pub diagnosis: Option<Box<Diagnosis>>,
 }
 
 impl NotFound {
@@ -120,6 +124,9 @@ impl NotFound {
                 out.push_str(&format!("    {p}\n"));
             }
             out.push_str("  but not the whole sketch; try other rules, or an intermediate step\n");
+        }
+        if let Some(d) = &self.diagnosis {
+            out.push_str(&d.render());
         }
         out
     }
@@ -220,7 +227,6 @@ pub fn run(
             .map(|n| crate::core::print::program_nat_to_source(program, n))
             .collect();
         assumed.extend(assumptions.assumed);
-        drop(eg);
         let (extracted, partial) = match checked {
             Checked::Found(e, cost) => {
                 record.cost = Some(cost);
@@ -234,10 +240,22 @@ pub fn run(
         match extracted {
             Some(e) => term = e,
             None => {
+                let diagnosis = diagnose::diagnose(diagnose::Failure {
+                    program,
+                    step,
+                    rules: &rules,
+                    egraph: eg,
+                    root,
+                    stats: stats.last().expect("the failed step was recorded"),
+                    start: &normal,
+                    facts: program.facts.iter().chain(&assumed).cloned().collect(),
+                    time: options.budget.remaining(),
+                });
                 return Err(NotFound {
                     steps: stats,
                     partial,
-                })
+                    diagnosis: Some(Box::new(diagnosis)),
+                });
             }
         }
     }

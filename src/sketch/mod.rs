@@ -11,6 +11,9 @@
 //! * [`cost`]: the cost models a step may name.
 //! * [`guided`]: the guided search (Listing 3 of the paper): per guide step, a fresh e-graph
 //!   grown until the step's sketch is satisfied, then the cheapest satisfying term extracted.
+//! * [`diagnose`]: why a step found no program: where the closest partial match ([`closest`])
+//!   stops, located in the `.sk` file ([`origin`]), rules that never fired, and library rules
+//!   that would help ([`lookahead`], bounded).
 //! * `expand`: sketch definitions applied to their arguments (used by [`resolve`]).
 //!
 //! ```
@@ -19,11 +22,15 @@
 //! ```
 
 pub mod ast;
+pub mod closest;
 pub mod cost;
+pub mod diagnose;
 mod expand;
 pub mod extract;
 pub mod guided;
 pub mod lexer;
+pub mod lookahead;
+pub mod origin;
 pub mod parser;
 pub mod resolve;
 pub mod validate;

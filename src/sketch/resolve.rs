@@ -8,6 +8,7 @@
 
 use super::ast::{Field, Item, LimitValue, Name, RuleRef, RuleSetExpr, SkExpr};
 use super::cost::{CostModel, COST_MODELS};
+use super::origin::{Origin, Place, SketchOrigins};
 use super::parser::parse_file;
 use super::{SizeSketch, Sketch};
 use crate::core::TypedProgram;
@@ -34,6 +35,8 @@ pub struct GuideStep {
     pub cost: CostModel,
     /// Per-step limits (defaults where the file sets none).
     pub limits: Limits,
+    /// Where the sketch's nodes are written (for the diagnostics of a step that fails).
+    pub origins: SketchOrigins,
 }
 
 /// A sketch file that did not load: its diagnostics (possibly in several files, through
@@ -169,9 +172,18 @@ pub(super) struct Arg {
 pub(super) struct Env {
     pub(super) bindings: Vec<(String, Arg)>,
     pub(super) depth: usize,
+    /// The definition calls that lead here, outermost first (for [`SketchOrigins`]).
+    pub(super) calls: Vec<Place>,
 }
 
 impl Env {
+    /// The calls of a definition's body called at `span` of file `file` from here.
+    pub(super) fn called_from(&self, file: usize, span: Span) -> Vec<Place> {
+        let mut calls = self.calls.clone();
+        calls.push(Place { file, span });
+        calls
+    }
+
     pub(super) fn lookup(&self, name: &str) -> Option<&Arg> {
         self.bindings
             .iter()
@@ -211,6 +223,8 @@ pub(super) struct Resolver<'p> {
     /// Sketch nodes expanded for the step being resolved (bounded by
     /// [`super::expand::MAX_SKETCH_NODES`]).
     pub(super) expanded: usize,
+    /// Where the nodes of the sketch being resolved are written, in post-order.
+    pub(super) origins: Vec<Origin>,
 }
 
 impl<'p> Resolver<'p> {
@@ -229,6 +243,7 @@ impl<'p> Resolver<'p> {
             errors: Vec::new(),
             plain_errors: Vec::new(),
             expanded: 0,
+            origins: Vec::new(),
         }
     }
 
@@ -524,6 +539,7 @@ impl<'p> Resolver<'p> {
         let mut cost = CostModel::default();
         let mut limits = Limits::default();
         let mut given: HashMap<&'static str, Span> = HashMap::new();
+        let mut origins = Vec::new();
         let mut ok = true;
         for field in fields {
             let (key, span) = match field {
@@ -548,8 +564,10 @@ impl<'p> Resolver<'p> {
             match field {
                 Field::Sketch(e, _) => {
                     self.expanded = 0;
+                    self.origins.clear();
                     sketch = self.sketch(e, &Rc::new(Env::default()), f);
                     ok &= sketch.is_some();
+                    origins = std::mem::take(&mut self.origins);
                 }
                 Field::Rules(r, _) => match self.rule_set(r, f) {
                     Some(rs) => rules = rs,
@@ -581,12 +599,24 @@ impl<'p> Resolver<'p> {
         if !ok {
             return None;
         }
+        let sketch = sketch?;
+        let origins = SketchOrigins {
+            files: self.files.clone().into(),
+            main: f,
+            // Recorded in the order the nodes were built, which is post-order.
+            nodes: if origins.len() == sketch.size() {
+                origins
+            } else {
+                Vec::new()
+            },
+        };
         Some(GuideStep {
             name: name.text.clone(),
-            sketch: sketch?,
+            sketch,
             rules,
             cost,
             limits,
+            origins,
         })
     }
 
