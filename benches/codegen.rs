@@ -17,6 +17,9 @@
 #[path = "common/scaling.rs"]
 mod scaling;
 
+#[path = "common/big_stack.rs"]
+mod big_stack;
+
 use criterion::{BenchmarkId, Criterion, Throughput};
 use risec::backend_c::{emit_c, CodegenOptions};
 use risec::diagnostics::SourceFile;
@@ -58,13 +61,5 @@ fn bench(c: &mut Criterion) {
 }
 
 fn main() {
-    let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(|| {
-            let mut c = Criterion::default().configure_from_args();
-            bench(&mut c);
-            c.final_summary();
-        })
-        .expect("a benchmark thread");
-    worker.join().expect("the benchmarks ran");
+    big_stack::run(bench);
 }

@@ -13,6 +13,9 @@
 //! The passes recurse over the (inlined) entry point, so the benchmarks run on a thread with
 //! the stack the `risec` binary gives its compiler thread.
 
+#[path = "common/big_stack.rs"]
+mod big_stack;
+
 use criterion::{BenchmarkId, Criterion, Throughput};
 use risec::diagnostics::SourceFile;
 use risec::frontend::load::compile_source;
@@ -62,13 +65,5 @@ fn bench(c: &mut Criterion) {
 }
 
 fn main() {
-    let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(|| {
-            let mut c = Criterion::default().configure_from_args();
-            bench(&mut c);
-            c.final_summary();
-        })
-        .expect("a benchmark thread");
-    worker.join().expect("the benchmarks ran");
+    big_stack::run(bench);
 }
