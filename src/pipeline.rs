@@ -19,7 +19,6 @@ use crate::frontend::load::{compile_source, FrontEndError};
 use crate::Error;
 use crate::sketch::guided::{self, Progress, SearchOptions};
 use crate::sketch::resolve;
-use crate::support::budget::Stage;
 
 /// A successful optimisation.
 #[derive(Clone, Debug)]
@@ -43,9 +42,7 @@ pub fn optimize_program(
 ) -> Result<Optimized, Error> {
     let outcome =
         guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
-    options.budget.check(Stage::Lowering)?;
-    let lowered = crate::lowlevel::lower(&outcome.program);
-    options.budget.check(Stage::Lowering)?;
+    let lowered = crate::lowlevel::lower_within(&outcome.program, &options.budget)?;
     let source = program_to_source_declaring(&lowered, &lowered.facts);
     check_result(&lowered, program, &source)?;
     let facts = lowered

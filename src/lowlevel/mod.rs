@@ -13,17 +13,31 @@
 use crate::core::normalize::program_normal;
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::ir::primitive::Primitive;
+use crate::support::budget::{Budget, Exhausted, Stage};
+
 
 mod restructure;
 
 /// Lowers a program (see the module documentation); the result has the same type. Before the
 /// positions are decided, `let`s are hoisted and maps fused into the maps that write them
 /// ([`restructure`]).
+#[cfg(any(test, feature = "testkit"))]
 pub fn lower(p: &TypedProgram) -> TypedProgram {
+    match lower_within(p, &Budget::new(std::time::Duration::MAX, u64::MAX)) {
+        Ok(lowered) => lowered,
+        Err(e) => unreachable!("an unlimited budget ran out: {e}"),
+    }
+}
+
+/// [`lower`] within the run's `budget`, checked before every round of restructuring (each
+/// near-linear in the program's size).
+pub fn lower_within(p: &TypedProgram, budget: &Budget) -> Result<TypedProgram, Exhausted> {
     let normal = |t: &Expr| program_normal(t).unwrap_or_else(|_| t.clone());
+    budget.check(Stage::Lowering)?;
     let mut t = normal(&p.term);
     // Fusion exposes new redexes and new fusion opportunities; a few rounds reach a fixpoint.
     for _ in 0..8 {
+        budget.check(Stage::Lowering)?;
         let next = normal(&on_body(&t, &mut |b| {
             restructure::fuse_into_writers(
                 &restructure::hoist_lets(&restructure::simplify(b)),
@@ -35,11 +49,12 @@ pub fn lower(p: &TypedProgram) -> TypedProgram {
         }
         t = next;
     }
+    budget.check(Stage::Lowering)?;
     let t = on_body(&t, &mut restructure::hoist_lets);
-    TypedProgram {
+    Ok(TypedProgram {
         term: lower_program(&t),
         ..p.clone()
-    }
+    })
 }
 
 /// Applies `f` to the body of a program term (inside its size and value parameters).
