@@ -105,6 +105,8 @@ pub fn diagnose(failure: Failure<'_>) -> Diagnosis {
         facts,
         time,
     } = failure;
+    // The look-ahead gets what the reading of the e-graph leaves of `time`.
+    let deadline = std::time::Instant::now() + time;
     let texts = Texts { program };
     let (miss, big_score) = {
         let closest = Closest::new(&egraph, &step.sketch);
@@ -155,7 +157,7 @@ pub fn diagnose(failure: Failure<'_>) -> Diagnosis {
         sizes: &unique,
         wanted: wanted_primitive(miss.as_ref().map(|(m, _)| &m.sketch)),
         failed: big_score,
-        time,
+        time: deadline.saturating_duration_since(std::time::Instant::now()),
     };
     let (suggestions, look_ahead, reasons) =
         look_ahead(&context, start_graph, grown, rules, &never_fired);
@@ -269,6 +271,11 @@ fn notes(
                 list.join(", ")
             ));
         }
+        None if look.cut && look.tried == 0 => out.push(
+            "no look-ahead for library rules that would help: the run's time budget is spent \
+             (a larger `--time` leaves time for it)"
+                .to_string(),
+        ),
         None => out.push(format!(
             "no library rule added to the step gets the sketch further (tried {} of {} \
              candidates{}); is the sketch asking for another shape, or does the step need an \

@@ -184,7 +184,9 @@ pub fn run(
             }
         }
         let mut limits = step.limits.clone();
-        limits.time = limits.time.min(options.budget.remaining());
+        // A step the run's budget cuts short keeps 1/20 of what is left for its failure's
+        // diagnosis (finding the sketch node with no match reads the whole e-graph).
+        limits.time = limits.time.min(options.budget.remaining().mul_f64(0.95));
         limits.memory = limits.memory.min(options.budget.memory());
         let mut assumptions = Assumptions {
             facts: program.facts.iter().chain(&assumed).cloned().collect(),

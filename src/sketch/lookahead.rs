@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 
 /// The time all searches of the look-ahead may take together.
 pub const LOOK_AHEAD_TIME: Duration = Duration::from_millis(2000);
+
+/// Below this much time left in the run's budget, the look-ahead is not run.
+const MIN_LOOK_AHEAD_TIME: Duration = Duration::from_millis(100);
 /// The most e-nodes of the baseline search, and the most a candidate search adds to them
 /// (small, so that the candidates' iterations are quick).
 const LOOK_AHEAD_NODES: usize = 6_000;
@@ -249,6 +252,14 @@ pub(super) fn look_ahead(
     never_fired: &[String],
 ) -> (Vec<Suggestion>, LookAhead, Vec<(String, &'static str)>) {
     let began = Instant::now();
+    if search.time < MIN_LOOK_AHEAD_TIME {
+        // The run's budget is spent: no look-ahead rather than one past the deadline.
+        let look = LookAhead {
+            cut: true,
+            ..LookAhead::default()
+        };
+        return (Vec::new(), look, Vec::new());
+    }
     let deadline = began + search.time.min(LOOK_AHEAD_TIME);
     let left = |cap: Duration| deadline.saturating_duration_since(Instant::now()).min(cap);
     let mut look = LookAhead::default();
