@@ -70,6 +70,9 @@ fn main() {
                         dir: root.join(format!("worker{w}")),
                     };
                     let result = fuzz::run_case(&case, &options);
+                    if let Err(d) = &result {
+                        eprintln!("DEFECT seed {seed} ({}): {d}", case.origin);
+                    }
                     let mut t = tally.lock().unwrap();
                     t.add(&case, &result);
                     if t.cases % 1000 == 0 {
@@ -90,7 +93,11 @@ fn main() {
                     since.elapsed(),
                     fuzz::draw(seed)
                 );
-                print!("{}", tally.lock().unwrap().table());
+                let t = tally.lock().unwrap();
+                print!("{}", t.table());
+                for (seed, origin, defect) in &t.defects {
+                    println!("DEFECT seed {seed} ({origin}): {defect}");
+                }
                 std::process::exit(3);
             }
         }

@@ -90,7 +90,7 @@ stages!(
 pub mod cli;
 
 mod error;
-/// Mutation fuzzing of the whole pipeline (for the crate's tests and the fuzzing campaign).
+// Mutation fuzzing of the whole pipeline, for the crate's tests and the fuzzing campaign.
 #[cfg(any(test, feature = "testkit"))]
 pub mod fuzz;
 

@@ -32,7 +32,7 @@ pub struct SearchOptions {
 
 impl SearchOptions {
     /// A budget of `time` from now, and the default memory limit
-    /// ([`crate::support::memory::default_limit`]).
+    /// (4 GiB, or less where the process may not allocate that much).
     pub fn within(time: Duration) -> SearchOptions {
         SearchOptions {
             budget: Budget::new(time, crate::support::memory::default_limit()),

@@ -91,7 +91,7 @@ impl Budget {
     }
 
     /// No deadline, and the memory the process may allocate
-    /// ([`crate::support::memory::default_limit`]).
+    /// (4 GiB, or less where the process may not allocate that much).
     pub fn unlimited() -> Budget {
         Budget::new(Duration::MAX, crate::support::memory::default_limit())
     }
