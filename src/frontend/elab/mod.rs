@@ -517,7 +517,10 @@ impl<'m> Elaborator<'m> {
         };
         let ty = self.final_type(&t.ty, stack, t.span)?;
         if let ExprKind::Prim(p) = &kind {
-            check_primitive_instance(*p, &ty, t.span)?;
+            // Checked on the type with its sizes still named, so that the message shows them
+            // as written.
+            let named = self.state.zonk(&t.ty);
+            check_primitive_instance(*p, &named, t.span, &|ty| self.show_type(ty))?;
         }
         Ok(Expr::new(kind, ty))
     }
@@ -588,7 +591,12 @@ fn check_well_formed(t: &Type, span: Span) -> Result<(), Diagnostic> {
 }
 
 /// Arithmetic primitives need numeric scalars or vectors of them.
-fn check_primitive_instance(p: Primitive, ty: &Type, span: Span) -> Result<(), Diagnostic> {
+fn check_primitive_instance(
+    p: Primitive,
+    ty: &Type,
+    span: Span,
+    show: &dyn Fn(&Type) -> String,
+) -> Result<(), Diagnostic> {
     if !p.is_arithmetic() {
         return Ok(());
     }
@@ -604,7 +612,7 @@ fn check_primitive_instance(p: Primitive, ty: &Type, span: Span) -> Result<(), D
         Ok(())
     } else {
         Err(Diagnostic::error(
-            format!("`{}` is not defined on `{arg}`", p.name()),
+            format!("`{}` is not defined on `{}`", p.name(), show(arg)),
             span,
             "expected numbers or vectors of numbers here",
         )

@@ -188,6 +188,10 @@ fn arithmetic_needs_numbers() {
     let src = "def f {n : nat} (x : n.f32) = x + x";
     let (ds, text) = errors(src);
     assert!(ds[0].message.contains("`add` is not defined"), "{text}");
+    // The type is shown with the size names as written, never internal indices (`#0.f32`).
+    let src = "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> map (fun v => v * 2.0)";
+    let (ds, text) = errors(src);
+    assert_eq!(ds[0].message, "`mul` is not defined on `m.f32`", "{text}");
 }
 
 #[test]
