@@ -33,6 +33,7 @@ pub mod lookahead;
 pub mod origin;
 pub mod parser;
 pub mod resolve;
+mod rule_sets;
 pub mod validate;
 
 use crate::core::{Expr, ExprKind, Literal};
