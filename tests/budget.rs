@@ -29,6 +29,36 @@ fn the_time_budget_holds_on_a_search_that_cannot_finish() {
 }
 
 #[test]
+fn the_time_budget_holds_when_a_failed_step_is_diagnosed() {
+    // Found by the fuzzing campaign (seed 72327): register-blocking.sk with `pack-a-panels`
+    // replaced by `beta-nat` cannot pack A; the diagnosis of the failed step searched the
+    // e-graph for each candidate rule without a deadline (1 s gave 2.35 s; in the campaign,
+    // 300 ms gave 5 min).
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rb-beta-nat");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("sketches/matmul/lib.sk", dir.join("lib.sk")).unwrap();
+    let sketch = std::fs::read_to_string("sketches/matmul/register-blocking.sk")
+        .unwrap()
+        .replace("[pack-a-panels, pack-b-panels", "[beta-nat, pack-b-panels");
+    let path = dir.join("register-blocking.sk");
+    std::fs::write(&path, sketch).unwrap();
+    for limit in [1.0f64, 2.0] {
+        let began = Instant::now();
+        let out = risec(&[
+            "examples/matmul.rise",
+            "--sketch",
+            path.to_str().unwrap(),
+            "--time",
+            &format!("{limit}s"),
+            "-q",
+        ]);
+        let took = began.elapsed().as_secs_f64();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(took <= limit * 1.1, "--time {limit}s took {took:.2} s");
+    }
+}
+
+#[test]
 fn a_sketch_of_doubling_definitions_is_refused_at_once() {
     // 42 lines whose expansion has 2^42 nodes: it used to take 2 GB and never answer.
     let mut text = String::from("def d0 = map(?)\n");

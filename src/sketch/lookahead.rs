@@ -208,8 +208,15 @@ pub(super) fn candidate_specs(used: &[Rule], sizes: &[u64], wanted: Option<&str>
 
 /// Why a rule never fired, found on a copy of a small search's e-graph: it has no match, or
 /// every match was refused (the most common reason).
-fn why_never_fired(rule: &Rule, egraph: &RiseEGraph, facts: &[Nat]) -> &'static str {
-    let matches = rule.search(egraph, 64);
+fn why_never_fired(
+    rule: &Rule,
+    egraph: &RiseEGraph,
+    facts: &[Nat],
+    deadline: Instant,
+) -> &'static str {
+    let Some(matches) = rule.search_until(egraph, 64, &mut || Instant::now() >= deadline) else {
+        return "not known: the look-ahead's time ran out while searching for its matches";
+    };
     if matches.is_empty() {
         return "no match";
     }
@@ -284,7 +291,7 @@ pub(super) fn look_ahead(
         .map(|r| {
             (
                 r.name.clone(),
-                why_never_fired(r, &baseline.egraph, search.facts),
+                why_never_fired(r, &baseline.egraph, search.facts, deadline),
             )
         })
         .collect();
@@ -297,9 +304,17 @@ pub(super) fn look_ahead(
     let candidates: Vec<Rule> = candidate_specs(rules, search.sizes, search.wanted)
         .iter()
         .filter_map(|spec| crate::eqsat::rules::lookup(spec).ok())
-        .filter(|r| !r.search(&baseline.egraph, 1).is_empty())
+        .filter(|r| {
+            // A candidate whose search the deadline cuts short is left out (and `look.cut`
+            // says that the look-ahead was cut).
+            r.search_until(&baseline.egraph, 1, &mut || Instant::now() >= deadline)
+                .is_some_and(|found| !found.is_empty())
+        })
         .collect();
     look.candidates = candidates.len();
+    if Instant::now() >= deadline {
+        look.cut = true;
+    }
     let nodes = baseline.egraph.total_number_of_nodes() + LOOK_AHEAD_NODES;
     // The added rules alone first (one pass: they are applied even if time runs short), then
     // every rule for a few iterations.

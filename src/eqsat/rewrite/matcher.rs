@@ -37,14 +37,66 @@ impl Bindings {
     }
 }
 
-/// All matches of `pat` in class `class`, extending `base`.
+/// Node visits of [`match_class`] between two calls of a search's interrupt check.
+const VISITS_PER_CHECK: u32 = 4096;
+
+/// The interrupt check of a running search, polled while it walks classes *and* while it
+/// backtracks inside one: a single class can hold millions of partial matches (a rule whose
+/// left-hand side nests applications over a class with many nodes), so checking only between
+/// classes lets one class outlast any time limit.
+pub struct Poll<'a> {
+    interrupt: &'a mut dyn FnMut() -> bool,
+    visits: u32,
+    stopped: bool,
+}
+
+impl<'a> Poll<'a> {
+    /// A poll that asks `interrupt` every few thousand node visits whether to stop.
+    pub fn new(interrupt: &'a mut dyn FnMut() -> bool) -> Poll<'a> {
+        Poll {
+            interrupt,
+            visits: 0,
+            stopped: false,
+        }
+    }
+
+    /// Counts one visit; true once the search has been told to stop (and ever after).
+    fn visit(&mut self) -> bool {
+        self.visits += 1;
+        if self.visits >= VISITS_PER_CHECK {
+            self.visits = 0;
+            self.stop_now();
+        }
+        self.stopped
+    }
+
+    /// Asks the interrupt at once; true once the search has been told to stop.
+    pub fn stop_now(&mut self) -> bool {
+        if !self.stopped {
+            self.stopped = (self.interrupt)();
+        }
+        self.stopped
+    }
+
+    /// Whether the search has been told to stop.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+/// All matches of `pat` in class `class`, extending `base`. Returns early, with `out`
+/// incomplete, once `poll` says to stop; the caller must then check [`Poll::stopped`].
 pub fn match_class(
     egraph: &RiseEGraph,
     pat: &Pat,
     class: Id,
     base: &Bindings,
     out: &mut Vec<Bindings>,
+    poll: &mut Poll,
 ) {
+    if poll.visit() {
+        return;
+    }
     match pat {
         Pat::Var(v) => match base.exprs[*v] {
             Some(bound) if egraph.find(bound) != egraph.find(class) => {}
@@ -57,6 +109,9 @@ pub fn match_class(
         },
         _ => {
             for node in egraph[class].nodes.iter() {
+                if poll.stopped() {
+                    return;
+                }
                 if !root_matches(pat, node.variant()) {
                     continue;
                 }
@@ -66,13 +121,13 @@ pub fn match_class(
                     (Pat::Prim(p), RiseOp::Prim(q)) if p == q => out.push(base.clone()),
                     (Pat::Literal(l), RiseOp::Literal(m)) if l == m => out.push(base.clone()),
                     (Pat::Lambda(b), RiseOp::Lambda) | (Pat::NatLambda(b), RiseOp::NatLambda) => {
-                        match_class(egraph, b, ids[0], base, out)
+                        match_class(egraph, b, ids[0], base, out, poll)
                     }
                     (Pat::App(f, a), RiseOp::App) => {
                         let mut partial = Vec::new();
-                        match_class(egraph, f, ids[0], base, &mut partial);
+                        match_class(egraph, f, ids[0], base, &mut partial, poll);
                         for b in &partial {
-                            match_class(egraph, a, ids[1], b, out);
+                            match_class(egraph, a, ids[1], b, out, poll);
                         }
                     }
                     (Pat::NatApp(f, np), RiseOp::NatApp(n)) => {
@@ -90,7 +145,7 @@ pub fn match_class(
                             },
                         };
                         if let Some(b) = bound {
-                            match_class(egraph, f, ids[0], &b, out);
+                            match_class(egraph, f, ids[0], &b, out, poll);
                         }
                     }
                     _ => {}
@@ -126,11 +181,12 @@ pub fn search(
         .expect("a search that is never interrupted completes")
 }
 
-/// E-classes searched between two calls of the interrupt check of [`search_until`].
+/// E-classes searched between two calls of the interrupt check of [`search_until`], however
+/// few nodes they hold.
 const CLASSES_PER_CHECK: usize = 256;
 
-/// Like [`search`], but calls `interrupt` every [`CLASSES_PER_CHECK`] e-classes and returns
-/// `None` as soon as it says to stop.
+/// Like [`search`], but calls `interrupt` every [`CLASSES_PER_CHECK`] e-classes and every few
+/// thousand node visits inside one, and returns `None` as soon as it says to stop.
 pub fn search_until(
     egraph: &RiseEGraph,
     pat: &Pat,
@@ -147,8 +203,8 @@ pub fn search_until(
 }
 
 /// Calls `each` with every match of `pat` (class and bindings) until it returns false; calls
-/// `interrupt` every [`CLASSES_PER_CHECK`] e-classes and returns `None` as soon as it says to
-/// stop. Matches are handed over one by one, so a caller can store them compactly.
+/// `interrupt` every [`CLASSES_PER_CHECK`] e-classes and every few thousand node visits inside
+/// one, and returns `None` as soon as it says to stop. Matches are handed over one by one, so a caller can store them compactly.
 pub fn search_each(
     egraph: &RiseEGraph,
     pat: &Pat,
@@ -157,8 +213,9 @@ pub fn search_each(
     each: &mut dyn FnMut(Id, Bindings) -> bool,
 ) -> Option<()> {
     let mut scratch = Vec::new();
+    let mut poll = Poll::new(interrupt);
     for (k, class) in egraph.classes().enumerate() {
-        if k % CLASSES_PER_CHECK == CLASSES_PER_CHECK - 1 && interrupt() {
+        if k % CLASSES_PER_CHECK == CLASSES_PER_CHECK - 1 && poll.stop_now() {
             return None;
         }
         if !matches!(pat, Pat::Var(_))
@@ -167,7 +224,10 @@ pub fn search_each(
             continue;
         }
         scratch.clear();
-        match_class(egraph, pat, class.id, base, &mut scratch);
+        match_class(egraph, pat, class.id, base, &mut scratch, &mut poll);
+        if poll.stopped() {
+            return None;
+        }
         scratch.dedup();
         for b in scratch.drain(..) {
             if !each(class.id, b) {
