@@ -389,7 +389,9 @@ impl Budget<'_> {
         }
         let mut changed = false;
         if stopped.is_none() {
-            'rules: for (rule, ms) in rules.iter().zip(&all_matches) {
+            // Each rule's matches are freed once applied: the e-graph grows while the later
+            // rules apply, and the peak is at the end of the pass.
+            'rules: for (rule, ms) in rules.iter().zip(std::mem::take(&mut all_matches)) {
                 let mut count = 0;
                 for k in 0..ms.len() {
                     if let Ok(true) = rule.apply(egraph, &ms.get(k), assumptions) {

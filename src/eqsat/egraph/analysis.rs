@@ -3,7 +3,7 @@
 //! makes every merge look like a change and rebuilding pathological, egg issue #239).
 
 use super::indices::{unbind, union, FreeIndices, IndexBuf};
-use super::lang::{RiseNode, RiseOp};
+use super::lang::{RiseNode, RiseOp, UntypedNode};
 use crate::ir::types::Type;
 use egg::{Analysis, DidMerge, EGraph, Id};
 use std::collections::HashMap;
@@ -31,8 +31,12 @@ pub type RiseEGraph = EGraph<RiseNode, RiseAnalysis>;
 /// What the analysis knows about an e-class.
 #[derive(Clone, Debug)]
 pub struct ClassData {
-    /// The root node of the smallest term in the class; its type is the class's type.
-    pub best: RiseNode,
+    /// The one type of every node in the class.
+    pub ty: Type,
+    /// The root node of the smallest term in the class, without its type (the class's type):
+    /// a whole e-node here would take 32 bytes per e-class in egg's class table, the largest
+    /// table of the e-graph. See [`super::smallest_node`].
+    pub best: UntypedNode,
     /// Expression indices that may be free in some term of the class (a union over its nodes:
     /// conservative for side conditions, and safe for shifting an extracted representative),
     /// and nat indices that may be free, in terms and in their types.
@@ -44,7 +48,7 @@ pub struct ClassData {
 impl ClassData {
     /// The one type of every node in the class.
     pub fn ty(&self) -> &Type {
-        &self.best.ty
+        &self.ty
     }
 
     /// Whether expression index `i` may be free.
@@ -100,7 +104,8 @@ impl Analysis<RiseNode> for RiseAnalysis {
             .iter()
             .fold(1u32, |acc, c| acc.saturating_add(egraph[*c].data.size));
         ClassData {
-            best: enode.clone(),
+            ty: enode.ty.clone(),
+            best: enode.untyped(),
             free: FreeIndices::new(free, free_nats),
             size,
         }

@@ -95,6 +95,27 @@ pub struct RiseNode {
     prim: Option<Primitive>,
 }
 
+/// A [`RiseNode`] without its type, in 12 bytes: what an e-class records of its smallest
+/// term's root, whose type is the class's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UntypedNode {
+    slots: [Id; 2],
+    kind: Kind,
+    prim: Option<Primitive>,
+}
+
+impl UntypedNode {
+    /// The node with type `ty`.
+    pub fn with_type(&self, ty: Type) -> RiseNode {
+        RiseNode {
+            ty,
+            slots: self.slots,
+            kind: self.kind,
+            prim: self.prim,
+        }
+    }
+}
+
 fn slot(v: u32) -> Id {
     Id::from(v as usize)
 }
@@ -144,6 +165,15 @@ impl RiseNode {
             slots,
             kind,
             prim,
+        }
+    }
+
+    /// The node without its type.
+    pub fn untyped(&self) -> UntypedNode {
+        UntypedNode {
+            slots: self.slots,
+            kind: self.kind,
+            prim: self.prim,
         }
     }
 

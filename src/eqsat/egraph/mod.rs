@@ -22,7 +22,7 @@ pub use footprint::imminent_growth;
 pub use footprint::footprint;
 #[cfg(any(test, feature = "testkit"))]
 pub use indices::{FreeIndices, IndexBuf, Indices};
-pub use lang::{OpVariant, RiseNode, RiseOp};
+pub use lang::{OpVariant, RiseNode, RiseOp, UntypedNode};
 
 use crate::core::{debruijn, Expr, ExprKind};
 use crate::ir::nat::Nat;
@@ -71,10 +71,15 @@ pub fn lookup(egraph: &RiseEGraph, e: &Expr) -> Option<Id> {
     egraph.lookup_expr(&to_recexpr(e))
 }
 
-/// The smallest term of a class (following each class's best node).
+/// The smallest term of a class (following each class's [`smallest_node`]).
 pub fn extract_smallest(egraph: &RiseEGraph, id: Id) -> Expr {
-    let node = &egraph[id].data.best;
-    node_to_expr(node, &mut |c| extract_smallest(egraph, c))
+    node_to_expr(&smallest_node(egraph, id), &mut |c| extract_smallest(egraph, c))
+}
+
+/// The root node of the smallest term of a class (the one its data records).
+pub fn smallest_node(egraph: &RiseEGraph, id: Id) -> RiseNode {
+    let data = &egraph[id].data;
+    data.best.with_type(data.ty.clone())
 }
 
 /// Builds a core node from an e-node whose children are turned into terms by `child`.

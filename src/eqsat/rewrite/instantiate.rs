@@ -397,8 +397,10 @@ fn variable_type(egraph: &RiseEGraph, id: Id, i: u32, smallest_only: bool) -> Va
         if !data.may_use(index) {
             continue;
         }
+        let smallest;
         let nodes: &[RiseNode] = if smallest_only {
-            std::slice::from_ref(&data.best)
+            smallest = crate::eqsat::egraph::smallest_node(egraph, class);
+            std::slice::from_ref(&smallest)
         } else {
             &egraph[class].nodes
         };
