@@ -44,6 +44,7 @@ fn version(name: &str) -> Version {
     Version {
         name: name.to_string(),
         program: risec::frontend::load::compile_file(path.to_str().unwrap(), None).unwrap(),
+        exact_sizes: false,
     }
 }
 
@@ -120,6 +121,7 @@ fn compiled_in_sizes_drop_the_size_parameters_and_compile_cleanly() {
         sizes: Some(vec![1024, 1024, 1024]),
         header_name: "mm.h".into(),
         function_name: None,
+        exact_sizes: false,
     };
     let c = emit_c(&v.program, &options).unwrap();
     assert_eq!(

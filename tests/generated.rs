@@ -36,6 +36,7 @@ fn generated_kernels_are_up_to_date() {
             sizes: None,
             header_name: format!("{function}.h"),
             function_name: Some(function.clone()),
+            exact_sizes: false,
         };
         let c = emit_c(&program, &options).unwrap();
         for (ext, text) in [("c", &c.source), ("h", &c.header)] {

@@ -14,11 +14,8 @@ typedef float f32x32 __attribute__((vector_size(128)));
 #define f32x32_store(p, ...) do { f32x32 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
 #define f32x32_store_aligned(p, ...) (*(f32x32 *)__builtin_assume_aligned((p), 128) = (__VA_ARGS__))
 
-/* `matmul` compiled by risec from Rise.
- * Returns 0 on success; 1 when a size is not positive or violates a divisibility
- * fact the program relies on, 3 when an array is too large for int indices, 2 when a
- * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
-int rise_loop_perm(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
+/* The kernel: sizes that satisfy its divisibility facts only. */
+static int rise_loop_perm_tiles(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if (((long long)m) % 32 != 0) return 1; /* assumes `m/32` is a whole number */
     if (((long long)n) % 32 != 0) return 1; /* assumes `n/32` is a whole number */
@@ -60,4 +57,36 @@ int rise_loop_perm(int m, int n, int k, float *restrict out, const float *restri
         }
     }
     return 0;
+}
+
+/* `matmul` compiled by risec from Rise.
+ * Takes any positive sizes: sizes the tiles do not divide are rounded up
+ * (m to a multiple of 32, n to a multiple of 32, k to a multiple of 4), the inputs copied into zero-padded
+ * buffers and the result's corner copied back.
+ * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large
+ * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is
+ * left untouched. */
+int rise_loop_perm(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
+    if (m <= 0 || n <= 0 || k <= 0) return 1;
+    if (m % 32 == 0 && n % 32 == 0 && k % 4 == 0) return rise_loop_perm_tiles(m, n, k, out, a, b);
+    if (m > INT_MAX - 31 || n > INT_MAX - 31 || k > INT_MAX - 3) return 3;
+    const int m_up = (m + 31) / 32 * 32;
+    const int n_up = (n + 31) / 32 * 32;
+    const int k_up = (k + 3) / 4 * 4;
+    if ((long long)k_up * (long long)m_up > INT_MAX || (long long)k_up * (long long)n_up > INT_MAX || (long long)m_up * (long long)n_up > INT_MAX) return 3;
+    float *a_up = calloc((size_t)m_up * (size_t)k_up, sizeof(float));
+    float *b_up = calloc((size_t)k_up * (size_t)n_up, sizeof(float));
+    float *out_up = malloc((size_t)m_up * (size_t)n_up * sizeof(float));
+    if (!a_up || !b_up || !out_up) { free(out_up); free(b_up); free(a_up); return 2; }
+    for (int i0 = 0; i0 < m; i0++)
+        memcpy(a_up + (size_t)i0 * (size_t)k_up, a + (size_t)i0 * (size_t)k, (size_t)k * sizeof(float));
+    for (int i0 = 0; i0 < k; i0++)
+        memcpy(b_up + (size_t)i0 * (size_t)n_up, b + (size_t)i0 * (size_t)n, (size_t)n * sizeof(float));
+    int rc = rise_loop_perm_tiles(m_up, n_up, k_up, out_up, a_up, b_up);
+    if (rc == 0) {
+        for (int i0 = 0; i0 < m; i0++)
+            memcpy(out + (size_t)i0 * (size_t)n, out_up + (size_t)i0 * (size_t)n_up, (size_t)n * sizeof(float));
+    }
+    free(out_up); free(b_up); free(a_up);
+    return rc;
 }

@@ -53,11 +53,8 @@ void rise_register_blocking_release_temporaries(void) {
     atomic_flag_clear_explicit(&rise_register_blocking_temps_busy, memory_order_release);
 }
 
-/* `matmul` compiled by risec from Rise.
- * Returns 0 on success; 1 when a size is not positive or violates a divisibility
- * fact the program relies on, 3 when an array is too large for int indices, 2 when a
- * temporary cannot be allocated. On a non-zero return `out` is left untouched. */
-int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
+/* The kernel: sizes that satisfy its divisibility facts only. */
+static int rise_register_blocking_tiles(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if (((long long)n) % 512 != 0) return 1; /* assumes `n/512` is a whole number */
     if (((long long)k) % 768 != 0) return 1; /* assumes `k/768` is a whole number */
@@ -270,4 +267,36 @@ int rise_register_blocking(int m, int n, int k, float *restrict out, const float
     }
     rise_temp_put(rise_kept, mem1); rise_temp_put(rise_kept, mem); if (rise_kept) atomic_flag_clear_explicit(&rise_register_blocking_temps_busy, memory_order_release);
     return 0;
+}
+
+/* `matmul` compiled by risec from Rise.
+ * Takes any positive sizes: sizes the tiles do not divide are rounded up
+ * (m to a multiple of 48, n to a multiple of 512, k to a multiple of 768), the inputs copied into zero-padded
+ * buffers and the result's corner copied back.
+ * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large
+ * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is
+ * left untouched. */
+int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
+    if (m <= 0 || n <= 0 || k <= 0) return 1;
+    if (m % 48 == 0 && n % 512 == 0 && k % 768 == 0) return rise_register_blocking_tiles(m, n, k, out, a, b);
+    if (m > INT_MAX - 47 || n > INT_MAX - 511 || k > INT_MAX - 767) return 3;
+    const int m_up = (m + 47) / 48 * 48;
+    const int n_up = (n + 511) / 512 * 512;
+    const int k_up = (k + 767) / 768 * 768;
+    if ((long long)k_up * (long long)m_up > INT_MAX || (long long)k_up * (long long)n_up > INT_MAX || (long long)m_up * (long long)n_up > INT_MAX) return 3;
+    float *a_up = calloc((size_t)m_up * (size_t)k_up, sizeof(float));
+    float *b_up = calloc((size_t)k_up * (size_t)n_up, sizeof(float));
+    float *out_up = malloc((size_t)m_up * (size_t)n_up * sizeof(float));
+    if (!a_up || !b_up || !out_up) { free(out_up); free(b_up); free(a_up); return 2; }
+    for (int i0 = 0; i0 < m; i0++)
+        memcpy(a_up + (size_t)i0 * (size_t)k_up, a + (size_t)i0 * (size_t)k, (size_t)k * sizeof(float));
+    for (int i0 = 0; i0 < k; i0++)
+        memcpy(b_up + (size_t)i0 * (size_t)n_up, b + (size_t)i0 * (size_t)n, (size_t)n * sizeof(float));
+    int rc = rise_register_blocking_tiles(m_up, n_up, k_up, out_up, a_up, b_up);
+    if (rc == 0) {
+        for (int i0 = 0; i0 < m; i0++)
+            memcpy(out + (size_t)i0 * (size_t)n, out_up + (size_t)i0 * (size_t)n_up, (size_t)n * sizeof(float));
+    }
+    free(out_up); free(b_up); free(a_up);
+    return rc;
 }

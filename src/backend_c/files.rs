@@ -1,5 +1,6 @@
 //! `risec emit-c`: a `.rise` file that is already low-level, compiled to `out.c` and `out.h`.
 
+use super::edges::SizeHandling;
 use super::{emit_c, CProgram, CodegenError, CodegenOptions};
 use crate::core::sizes::{parse_sizes, SizesError};
 use crate::core::TypedProgram;
@@ -95,16 +96,22 @@ pub fn options_for(
         sizes,
         header_name,
         function_name: None,
+        exact_sizes: false,
     })
 }
 
 /// Compiles and writes `output` and its header; without `output`, returns the source text.
+/// `exact_sizes`: see [`CodegenOptions::exact_sizes`].
 pub fn compile_to_files(
     program: &TypedProgram,
     output: Option<&Path>,
     sizes: Option<&str>,
+    exact_sizes: bool,
 ) -> Result<(CProgram, String), EmitCError> {
-    let options = options_for(program, output, sizes)?;
+    let options = CodegenOptions {
+        exact_sizes,
+        ..options_for(program, output, sizes)?
+    };
     let c = emit_c(program, &options).map_err(|source| EmitCError::Codegen {
         program: program.name.clone(),
         source,
@@ -115,18 +122,43 @@ pub fn compile_to_files(
         Some(path) => {
             let header = header_path(path);
             write_all_atomically(&[(path, &c.source), (&header, &c.header)])?;
-            let msg = format!(
+            let mut msg = format!(
                 "wrote {} and {}: {};\n",
                 path.display(),
                 header.display(),
                 c.signature
             );
+            msg.push_str(&size_note(&c.sizes));
             Ok((c, msg))
         }
         None => {
             let text = c.source.clone();
             Ok((c, text))
         }
+    }
+}
+
+/// A line saying what the function does with sizes that violate the kernel's facts (empty when
+/// it relies on none).
+pub fn size_note(sizes: &SizeHandling) -> String {
+    match sizes {
+        SizeHandling::Any => String::new(),
+        SizeHandling::RoundedUp(multiples) => {
+            let list: Vec<String> = multiples
+                .iter()
+                .map(|(n, m)| format!("{n} to a multiple of {m}"))
+                .collect();
+            format!(
+                "any positive sizes: the function rounds up sizes the tiles do not divide ({})\n",
+                list.join(", ")
+            )
+        }
+        SizeHandling::Exact(None) => {
+            "sizes must satisfy the facts above (--exact-sizes): others return 1\n".to_string()
+        }
+        SizeHandling::Exact(Some(why)) => format!(
+            "sizes must satisfy the facts above (others return 1): they cannot be rounded up: {why}\n"
+        ),
     }
 }
 
@@ -231,7 +263,7 @@ mod tests {
         // A `map` (not `mapSeq`) that writes memory is not low-level: the backend refuses it.
         let text = "def inc {n : nat} (x : n.f32) : n.f32 = map (fun v => v + 1.0) x";
         let inc = compile_source(&SourceFile::new("inc.rise", text), None).unwrap();
-        match compile_to_files(&inc, None, None) {
+        match compile_to_files(&inc, None, None, false) {
             Err(e @ EmitCError::Codegen { .. }) => {
                 assert!(e.to_string().starts_with("error: `inc`: cannot generate C: "))
             }
@@ -244,7 +276,7 @@ mod tests {
         let text = "def helper (v : f32) : f32 = v + 1.0\n\ndef inc {rows : nat} (x : rows.f32) : rows.f32 =\n  x |> map helper\n";
         let file = SourceFile::new("inc.rise", text);
         let inc = compile_source(&file, None).unwrap();
-        let e = compile_to_files(&inc, None, None).unwrap_err();
+        let e = compile_to_files(&inc, None, None, false).unwrap_err();
         let e = match e {
             EmitCError::Codegen { program, source, .. } => EmitCError::Codegen {
                 program,
@@ -267,7 +299,7 @@ mod tests {
         // Types in messages name the sizes as the source does, never `#0`.
         let text = "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> mapPar (fun r => r |> mapSeq (fun v => v * 2.0) |> toMem |> mapSeq (fun v => v + 1.0))";
         let p = compile_source(&SourceFile::new("t.rise", text), None).unwrap();
-        let shown = compile_to_files(&p, None, None).unwrap_err().to_string();
+        let shown = compile_to_files(&p, None, None, false).unwrap_err().to_string();
         assert!(shown.contains("type m.f32"), "{shown}");
         assert!(!shown.contains('#'), "{shown}");
     }

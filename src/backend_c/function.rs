@@ -10,6 +10,7 @@ use super::{CProgram, CodegenError, CodegenOptions};
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::ir::types::{ScalarType, Type, TypeNode};
 use num_integer::Integer;
+use super::edges::{self, SizeHandling};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -217,6 +218,7 @@ fn emit_unnamed(
         format!("{fname}_temps"),
         format!("{fname}_temps_busy"),
         format!("{fname}_release_temporaries"),
+        format!("{fname}_tiles"),
         "out".into(),
     ];
     // Peel the size and value binders.
@@ -334,6 +336,31 @@ fn emit_unnamed(
         Vec::new()
     };
     let (stmts, temps, vectors) = low.finish();
+    // Sizes that violate the facts: rounded up by a wrapper, or refused.
+    let size_handling = if options.sizes.is_some()
+        || fact_checks.iter().all(|(_, d, _)| *d == 1)
+    {
+        SizeHandling::Any
+    } else if options.exact_sizes {
+        SizeHandling::Exact(None)
+    } else {
+        match edges::plan(program, &size_names, &fact_checks) {
+            Ok(multiples) => SizeHandling::RoundedUp(
+                size_names
+                    .iter()
+                    .zip(&multiples)
+                    .filter_map(|(n, m)| m.map(|m| (n.clone(), m)))
+                    .collect(),
+            ),
+            Err(why) => SizeHandling::Exact(Some(why)),
+        }
+    };
+    let rounded = matches!(size_handling, SizeHandling::RoundedUp(_));
+    let kernel_name = if rounded {
+        format!("{fname}_tiles")
+    } else {
+        fname.clone()
+    };
 
     // Signature.
     let mut sig_params: Vec<String> = Vec::new();
@@ -343,11 +370,25 @@ fn emit_unnamed(
     sig_params.push(format!("{} *restrict out", scalar_c_name(out_scalar)));
     sig_params.extend(c_params);
     let signature = format!("int {fname}({})", sig_params.join(", "));
+    let kernel_signature = format!("static int {kernel_name}({})", sig_params.join(", "));
 
-    let mut doc = format!(
-        "/* `{}` compiled by risec from Rise.\n * Returns 0 on success; 1 when a size is not positive or violates a divisibility\n * fact the program relies on, 3 when an array is too large for int indices, 2 when a\n * temporary cannot be allocated. On a non-zero return `out` is left untouched. */\n",
-        program.name
-    );
+    let mut doc = match &size_handling {
+        SizeHandling::RoundedUp(multiples) => {
+            let list: Vec<String> = multiples
+                .iter()
+                .map(|(n, m)| format!("{n} to a multiple of {m}"))
+                .collect();
+            format!(
+                "/* `{}` compiled by risec from Rise.\n * Takes any positive sizes: sizes the tiles do not divide are rounded up\n * ({}), the inputs copied into zero-padded\n * buffers and the result's corner copied back.\n * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large\n * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is\n * left untouched. */\n",
+                program.name,
+                list.join(", ")
+            )
+        }
+        _ => format!(
+            "/* `{}` compiled by risec from Rise.\n * Returns 0 on success; 1 when a size is not positive or violates a divisibility\n * fact the program relies on, 3 when an array is too large for int indices, 2 when a\n * temporary cannot be allocated. On a non-zero return `out` is left untouched. */\n",
+            program.name
+        ),
+    };
     if let Some(values) = &options.sizes {
         let assignment: Vec<String> = program
             .size_params
@@ -428,7 +469,14 @@ fn emit_unnamed(
     if checked_arithmetic {
         src.push_str(guards::CHECKED_HELPERS);
     }
-    let _ = writeln!(src, "{doc}{signature} {{");
+    if rounded {
+        let _ = writeln!(
+            src,
+            "/* The kernel: sizes that satisfy its divisibility facts only. */\n{kernel_signature} {{"
+        );
+    } else {
+        let _ = writeln!(src, "{doc}{signature} {{");
+    }
     for line in &guard_lines {
         let _ = writeln!(src, "{line}");
     }
@@ -485,11 +533,35 @@ fn emit_unnamed(
         let _ = writeln!(src, "    {puts}{release_kept}");
     }
     let _ = writeln!(src, "    return 0;\n}}");
+    if let SizeHandling::RoundedUp(_) = &size_handling {
+        let multiples: Vec<Option<u64>> = edges::plan(program, &size_names, &fact_checks)
+            .map_err(CodegenError::new)?;
+        let params: Vec<(String, Type)> = param_names
+            .iter()
+            .cloned()
+            .zip(param_types.iter().cloned())
+            .collect();
+        src.push('\n');
+        src.push_str(&edges::wrapper(
+            &edges::Kernel {
+                program,
+                name: &fname,
+                signature: &signature,
+                kernel: &kernel_name,
+                size_names: &size_names,
+                params: &params,
+                result: &result_ty,
+                multiples: &multiples,
+            },
+            &doc,
+        )?);
+    }
     Ok(CProgram {
         source: src,
         header,
         function_name: fname,
         signature,
+        sizes: size_handling,
     })
 }
 

@@ -13,6 +13,7 @@
 //! * [`files`]: `risec emit-c`'s output files.
 //! * [`function`]: the function around the body, and the header.
 //! * [`guards`]: the overflow-proof checks of sizes, facts and element counts on entry.
+//! * [`edges`]: sizes that do not divide the tiles, rounded up on entry.
 //!
 //! Data-layout primitives (`split`, `join`, `transpose`, `zip`, `unzip`, `fst`, `snd`,
 //! `slide`, `pad`, `take`, `drop`, `asVector`, `asScalar`, `idx`, `generate`, and high-level
@@ -37,6 +38,7 @@
 //! ```
 
 pub mod c_ast;
+pub mod edges;
 pub mod files;
 pub mod function;
 pub mod guards;
@@ -60,6 +62,9 @@ pub struct CodegenOptions {
     pub header_name: String,
     /// The C function's name; `None` keeps the definition's name.
     pub function_name: Option<String>,
+    /// Refuse sizes that violate a divisibility fact (the function returns 1), as the kernel
+    /// alone does, instead of rounding them up (the backend's `edges` module): no copies, no edge code.
+    pub exact_sizes: bool,
 }
 
 impl CodegenOptions {
@@ -69,6 +74,7 @@ impl CodegenOptions {
             sizes: None,
             header_name: header_name.to_string(),
             function_name: None,
+            exact_sizes: false,
         }
     }
 }
@@ -84,6 +90,8 @@ pub struct CProgram {
     pub function_name: String,
     /// The C signature, without the semicolon.
     pub signature: String,
+    /// What the function does with sizes that violate the kernel's divisibility facts.
+    pub sizes: edges::SizeHandling,
 }
 
 /// A term the backend cannot translate to C, with the reason.

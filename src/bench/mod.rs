@@ -99,19 +99,6 @@ pub enum BenchError {
         /// What it wrote on standard output.
         stdout: String,
     },
-    /// A kernel refused the sizes (returned non-zero).
-    #[error(
-        "error: `{kernel}` returned {code} at {}x{}x{} (sizes it does not support)",
-        sizes[0], sizes[1], sizes[2]
-    )]
-    UnsupportedSizes {
-        /// The kernel's name.
-        kernel: String,
-        /// What it returned.
-        code: f64,
-        /// `m`, `n`, `k`.
-        sizes: [u64; 3],
-    },
     /// A kernel's result is not the naive baseline's.
     #[error(
         "error: `{kernel}` computes a wrong result: relative error {error:.3e} against the naive \
@@ -140,6 +127,9 @@ pub struct Version {
     pub name: String,
     /// The low-level program.
     pub program: TypedProgram,
+    /// Compiled with [`CodegenOptions::exact_sizes`]: sizes that violate a divisibility fact
+    /// are refused rather than rounded up.
+    pub exact_sizes: bool,
 }
 
 /// What to run.
@@ -202,8 +192,24 @@ pub struct BenchReport {
     pub sizes: [u64; 3],
     /// Every kernel at every thread count.
     pub rows: Vec<Measurement>,
+    /// The kernels that refused the sizes (returned non-zero), at each thread count.
+    pub refused: Vec<Refusal>,
     /// Whether OpenBLAS was available.
     pub openblas: bool,
+}
+
+/// A kernel that returned non-zero for the sizes: it has a row saying so, and no time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    /// The kernel's name.
+    pub name: String,
+    /// Who wrote it.
+    pub origin: Origin,
+    /// OpenMP threads.
+    pub threads: u32,
+    /// What it returned (1: sizes it does not support, 3: too large for int indices, 2: out
+    /// of memory).
+    pub code: i32,
 }
 
 /// Checks that a version has the matrix-multiplication signature the driver calls.
@@ -265,6 +271,7 @@ pub fn build(
             sizes: None,
             header_name: format!("{function}.h"),
             function_name: Some(function.clone()),
+            exact_sizes: v.exact_sizes,
         };
         let c = emit_c(&v.program, &options).map_err(|source| BenchError::Codegen {
             version: v.name.clone(),
@@ -372,6 +379,7 @@ pub fn run(
     }
     let [m, n, k] = options.sizes;
     let mut rows = Vec::new();
+    let mut refused = Vec::new();
     let thread_list: Vec<String> = options.threads.iter().map(|t| t.to_string()).collect();
     progress(&format!(
         "running {m}x{n}x{k} with {} thread(s), {} rounds each (verifying against the naive C baseline first)...",
@@ -419,11 +427,15 @@ pub fn run(
             continue;
         }
         if nums[1] != 0.0 {
-            return Err(BenchError::UnsupportedSizes {
-                kernel: name,
-                code: nums[1],
-                sizes: options.sizes,
+            // Sizes the kernel does not take (a divisibility fact of `--exact-sizes` C, or a
+            // hand-written kernel's own limits): a row that says so, and the others go on.
+            refused.push(Refusal {
+                name,
+                origin,
+                threads: nums[0] as u32,
+                code: nums[1] as i32,
             });
+            continue;
         }
         if nums[5].is_nan() || nums[5] > REL_ERROR_BOUND {
             return Err(BenchError::WrongResult {
@@ -444,6 +456,7 @@ pub fn run(
     Ok(BenchReport {
         sizes: options.sizes,
         rows,
+        refused,
         openblas,
     })
 }
@@ -458,6 +471,7 @@ mod tests {
         Version {
             name: "v".into(),
             program: compile_source(&SourceFile::new("v.rise", text), None).unwrap(),
+            exact_sizes: false,
         }
     }
 
@@ -485,15 +499,6 @@ mod tests {
 
     #[test]
     fn run_errors_print_as_before() {
-        let e = BenchError::UnsupportedSizes {
-            kernel: "tiled".into(),
-            code: 1.0,
-            sizes: [64, 32, 16],
-        };
-        assert_eq!(
-            e.to_string(),
-            "error: `tiled` returned 1 at 64x32x16 (sizes it does not support)"
-        );
         let e = BenchError::WrongResult {
             kernel: "tiled".into(),
             error: 0.5,

@@ -4,6 +4,15 @@ use super::{BenchError, BenchReport, Measurement, Origin};
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// How the table names who wrote a kernel.
+fn origin_name(o: Origin) -> &'static str {
+    match o {
+        Origin::Generated => "risec",
+        Origin::Baseline => "hand C",
+        Origin::OpenBlas => "OpenBLAS",
+    }
+}
+
 impl BenchReport {
     fn find(&self, threads: u32, pred: &dyn Fn(&Measurement) -> bool) -> Option<&Measurement> {
         self.rows.iter().find(|r| r.threads == threads && pred(r))
@@ -71,12 +80,7 @@ impl BenchReport {
             let [naive, twin, blas] = self.ratios(r);
             lines.push(vec![
                 r.name.clone(),
-                match r.origin {
-                    Origin::Generated => "risec",
-                    Origin::Baseline => "hand C",
-                    Origin::OpenBlas => "OpenBLAS",
-                }
-                .into(),
+                origin_name(r.origin).into(),
                 r.threads.to_string(),
                 format!("{:.2}", r.median_ms),
                 format!("{:.2}", r.min_ms),
@@ -87,21 +91,44 @@ impl BenchReport {
                 ratio(blas),
             ]);
         }
+        for r in &self.refused {
+            let what = match r.code {
+                1 => "sizes it does not support".to_string(),
+                3 => "too large for int indices".to_string(),
+                2 => "out of memory".to_string(),
+                c => format!("error {c}"),
+            };
+            let mut row = vec![
+                r.name.clone(),
+                origin_name(r.origin).into(),
+                r.threads.to_string(),
+                format!("refused: returned {} ({what})", r.code),
+            ];
+            row.resize(header.len(), String::new());
+            lines.push(row);
+        }
         let widths: Vec<usize> = (0..header.len())
             .map(|c| {
-                lines
+                // A refusal's note spans the figures' columns: it does not widen them.
+                let measured = if c < 3 {
+                    lines.len()
+                } else {
+                    lines.len() - self.refused.len()
+                };
+                lines[..measured]
                     .iter()
                     .map(|l| l[c].chars().count())
                     .max()
                     .unwrap_or(0)
             })
             .collect();
-        for l in &lines {
+        for (i, l) in lines.iter().enumerate() {
+            let note = i >= lines.len() - self.refused.len();
             let cells: Vec<String> = l
                 .iter()
                 .enumerate()
                 .map(|(c, s)| {
-                    if c < 2 {
+                    if c < 2 || (note && c == 3) {
                         format!("{s:<w$}", w = widths[c])
                     } else {
                         format!("{s:>w$}", w = widths[c])
@@ -116,7 +143,8 @@ impl BenchReport {
         out
     }
 
-    /// CSV with one row per kernel and thread count.
+    /// CSV with one row per kernel and thread count (a kernel that refused the sizes: a row
+    /// with empty figures).
     pub fn csv(&self) -> String {
         let mut out = String::from(
             "kernel,origin,threads,median_ms,min_ms,max_ms,gflops,rel_error,ratio_naive,ratio_twin,ratio_openblas\n",
@@ -138,6 +166,15 @@ impl BenchReport {
                 f(naive),
                 f(twin),
                 f(blas)
+            );
+        }
+        for r in &self.refused {
+            let _ = writeln!(
+                out,
+                "\"{}\",{:?},{},,,,,,,,",
+                r.name.replace('"', "\"\""),
+                r.origin,
+                r.threads
             );
         }
         out

@@ -84,6 +84,10 @@ pub(super) struct MainJob {
     /// With `--emit c`: compile these sizes in, e.g. `m=1024,n=1024,k=1024`.
     #[arg(long)]
     pub(super) size: Option<String>,
+    /// With `--emit c`: the kernel alone, which returns 1 for sizes its tiles do not divide
+    /// (by default such sizes are rounded up: the inputs are copied, zero-padded).
+    #[arg(long)]
+    pub(super) exact_sizes: bool,
     /// Do not check the sketch file's user rule NAME against the reference interpreter when
     /// the file is loaded (for a rule the interpreter cannot run quickly; a warning says so).
     /// Repeatable.
@@ -150,6 +154,10 @@ pub(super) enum Command {
         /// The definition to use as entry point (default: the last one).
         #[arg(long)]
         entry: Option<String>,
+        /// Return 1 for sizes that violate a divisibility fact of the program instead of
+        /// rounding them up (where the program allows it: zero-padded copies of the inputs).
+        #[arg(long)]
+        exact_sizes: bool,
     },
     /// Benchmark matrix-multiplication versions against the hand-written C baselines and
     /// OpenBLAS: compile (cc), verify against the naive C baseline, time, print a table.

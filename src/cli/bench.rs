@@ -43,6 +43,10 @@ pub struct BenchArgs {
     /// (`parallel`, `cache-blocks`, …) and `openblas`, comma-separated [default: all].
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub baselines: Option<Vec<String>>,
+    /// Compile the sketches' versions as their kernels alone: sizes their tiles do not divide
+    /// are refused (a row says so) instead of rounded up.
+    #[arg(long)]
+    pub exact_sizes: bool,
 }
 
 /// The baselines named on the command line, checked against the known ones (all when `None`).
@@ -105,6 +109,7 @@ pub fn load_version(item: &str) -> Result<Version, String> {
     Ok(Version {
         name: name.trim().to_string(),
         program,
+        exact_sizes: false,
     })
 }
 
@@ -124,6 +129,7 @@ pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
         Ok(done) => Ok(Version {
             name,
             program: done.program,
+            exact_sizes: false,
         }),
         Err(e) => Err(e.to_string()),
     }
@@ -141,7 +147,10 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
             "error: `--sketch` needs the program: `risec bench examples/matmul.rise --sketch …`",
         )?;
         for sketch in &args.sketches {
-            versions.push(sketch_version(program, sketch)?);
+            versions.push(Version {
+                exact_sizes: args.exact_sizes,
+                ..sketch_version(program, sketch)?
+            });
         }
     } else if args.program.is_some() {
         return Err(

@@ -128,12 +128,16 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                     .check(Stage::GeneratingC)
                     .map_err(|e| format!("error: {e}"))
                     .and_then(|()| {
-                        crate::backend_c::files::compile_to_files(&done.program, out, size).map_err(
-                            |e| {
-                                e.in_source_file(std::path::Path::new(program), false)
-                                    .to_string()
-                            },
+                        crate::backend_c::files::compile_to_files(
+                            &done.program,
+                            out,
+                            size,
+                            job.exact_sizes,
                         )
+                        .map_err(|e| {
+                            e.in_source_file(std::path::Path::new(program), false)
+                                .to_string()
+                        })
                     });
                 return match generated {
                     Ok((_, text)) => {

@@ -110,7 +110,15 @@ fn run(command: Command) -> ExitCode {
             output,
             size,
             entry,
-        } => emit_c(&file, output.as_deref(), size.as_deref(), entry.as_deref()).map(ok),
+            exact_sizes,
+        } => emit_c(
+            &file,
+            output.as_deref(),
+            size.as_deref(),
+            entry.as_deref(),
+            exact_sizes,
+        )
+        .map(ok),
         Command::Prove {
             start,
             goal,

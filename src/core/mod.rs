@@ -10,6 +10,7 @@
 
 pub mod debruijn;
 pub mod normalize;
+pub mod padding;
 pub mod print;
 pub mod sizes;
 
@@ -150,6 +151,11 @@ pub struct TypedProgram {
     /// (`m/32` means 32 divides m), in the context inside all size parameters (nat index 0 is the
     /// last size parameter).
     pub facts: Vec<Nat>,
+    /// The term this program was optimised from (the search's input), which computes the same
+    /// function at every size the facts allow; `None` for a program as written. C generation
+    /// analyses it (`core::padding`) to decide which sizes it may round up to the multiples the
+    /// facts ask for.
+    pub derived_from: Option<std::sync::Arc<Expr>>,
 }
 
 impl TypedProgram {

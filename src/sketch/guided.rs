@@ -269,6 +269,12 @@ pub fn run(
             size_params: program.size_params.clone(),
             value_params: program.value_params.clone(),
             facts,
+            derived_from: Some(
+                program
+                    .derived_from
+                    .clone()
+                    .unwrap_or_else(|| std::sync::Arc::new(program.term.clone())),
+            ),
         },
         steps: stats,
     })

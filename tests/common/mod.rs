@@ -118,12 +118,29 @@ pub fn verify_kernels(
 /// (`sketches/matmul/NAME.sk`), builds them with the naive and parallel baselines into a driver
 /// in the target directory's `dir` (gcc with `-Wall -Wextra -Werror`), and returns the driver.
 pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> PathBuf {
+    let specs: Vec<(&str, bool)> = versions.iter().map(|v| (*v, false)).collect();
+    build_sketch_kernels_with(&specs, dir)
+}
+
+/// Like [`build_sketch_kernels`], each version `(NAME, exact_sizes)`: with `exact_sizes` the
+/// kernel alone (sizes its tiles do not divide are refused), named `NAME exact`.
+pub fn build_sketch_kernels_with(versions: &[(&str, bool)], dir: &str) -> PathBuf {
     use risec::bench::{build, Version};
     use risec::cli::bench::sketch_version;
     let versions: Vec<Version> = versions
         .iter()
-        .map(|v| {
-            sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap()
+        .map(|(v, exact)| {
+            let found =
+                sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap();
+            Version {
+                name: if *exact {
+                    format!("{v} exact")
+                } else {
+                    v.to_string()
+                },
+                exact_sizes: *exact,
+                ..found
+            }
         })
         .collect();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);

@@ -22,7 +22,7 @@ pub use footprint::imminent_growth;
 pub use footprint::footprint;
 #[cfg(any(test, feature = "testkit"))]
 pub use indices::{FreeIndices, IndexBuf, Indices};
-pub use lang::{OpVariant, RiseNode, RiseOp, UntypedNode};
+pub use lang::{OpVariant, RiseNode, RiseOp};
 
 use crate::core::{debruijn, Expr, ExprKind};
 use crate::ir::nat::Nat;

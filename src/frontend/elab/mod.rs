@@ -235,6 +235,7 @@ impl<'m> Elaborator<'m> {
             size_params,
             value_params,
             facts,
+            derived_from: None,
         }))
     }
 

@@ -55,6 +55,7 @@ fn matmul_program() -> TypedProgram {
         size_params: vec!["m".into(), "n".into(), "k".into()],
         value_params: vec!["a".into(), "b".into()],
         facts: vec![],
+        derived_from: None,
     }
 }
 

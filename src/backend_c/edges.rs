@@ -1,0 +1,354 @@
+//! Sizes that do not divide the tiles: the entry point rounds them up.
+//!
+//! A tiled kernel relies on divisibility facts (`m/32`). When every fact is a multiple of one
+//! size parameter (`32` divides `m`) and the program the kernel was derived from tolerates
+//! zero-padding along those sizes ([`crate::core::padding`]), the public C function accepts
+//! every positive size:
+//!
+//! * sizes that satisfy the facts call the kernel directly (no copy, no overhead);
+//! * otherwise each such size is rounded up to its multiple, every input with a rounded-up
+//!   dimension is copied into a zero-filled buffer of the rounded sizes, the kernel runs on
+//!   those, and the in-range corner of its result is copied to `out`.
+//!
+//! The copies cost one pass over the inputs and the output, and the kernel computes on the
+//! rounded sizes: `(1000/32)` rounds to 32 blocks, 2.4 % more work per padded size. Where
+//! rounding cannot be used, the function keeps returning 1 for such sizes, and
+//! [`super::CProgram::sizes`] says why.
+
+use super::c_ast::scalar_c_name;
+use super::function::c_identifier;
+use super::guards;
+use super::ix::Ix;
+use super::translate::{SizeBinding, Translator};
+use super::CodegenError;
+use crate::core::TypedProgram;
+use crate::ir::types::{Type, TypeNode};
+use std::fmt::Write;
+
+/// How the generated function treats sizes that do not satisfy the kernel's facts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeHandling {
+    /// The kernel relies on no divisibility fact: every positive size runs it.
+    Any,
+    /// Sizes are rounded up to these multiples (size parameter name, multiple) when they are
+    /// not multiples already.
+    RoundedUp(Vec<(String, u64)>),
+    /// Sizes that violate a fact are refused (the function returns 1): asked for
+    /// (`exact_sizes`), or rounding up is not possible, for the reason given.
+    Exact(Option<String>),
+}
+
+/// The multiple each size parameter must be rounded up to (`None`: left as it is), when every
+/// fact is a multiple of one size parameter and the program tolerates padding along them;
+/// otherwise why not.
+pub fn plan(
+    program: &TypedProgram,
+    size_names: &[String],
+    facts: &[(Ix, i64, String)],
+) -> Result<Vec<Option<u64>>, String> {
+    let mut multiples: Vec<Option<u64>> = vec![None; size_names.len()];
+    for (numerator, denominator, text) in facts {
+        if *denominator == 1 {
+            continue;
+        }
+        let Some(p) = size_names
+            .iter()
+            .position(|n| *numerator == Ix::size(n))
+        else {
+            return Err(format!(
+                "the kernel assumes {text}, which is not a multiple of one size"
+            ));
+        };
+        let d = *denominator as u64;
+        multiples[p] = Some(match multiples[p] {
+            Some(m) => num_integer::Integer::lcm(&m, &d),
+            None => d,
+        });
+    }
+    if multiples.iter().all(Option::is_none) {
+        return Ok(multiples);
+    }
+    let padded: Vec<bool> = multiples.iter().map(Option::is_some).collect();
+    let origin = program.derived_from.as_deref().unwrap_or(&program.term);
+    crate::core::padding::check(origin, &padded).map_err(|e| {
+        format!("zero-padding the inputs could change the result ({e})")
+    })?;
+    Ok(multiples)
+}
+
+/// The names the wrapper uses, none equal to a size, a parameter or the functions' names.
+struct Names {
+    taken: Vec<String>,
+}
+
+impl Names {
+    /// A name for a loop variable: free, but not reserved (loops do not overlap).
+    fn local(&self, hint: &str) -> String {
+        c_identifier(hint, &|n| self.taken.iter().any(|t| t == n))
+    }
+
+    fn fresh(&mut self, hint: &str) -> String {
+        let n = c_identifier(hint, &|n| self.taken.iter().any(|t| t == n));
+        self.taken.push(n.clone());
+        n
+    }
+}
+
+/// An array's dimensions, outermost first, as C under the given size bindings.
+fn dims(ty: &Type, low: &Translator) -> Result<Vec<Ix>, CodegenError> {
+    let mut out = Vec::new();
+    let mut t = ty;
+    while let TypeNode::Array(n, e) = t.get() {
+        out.push(low.nat(n)?);
+        t = e;
+    }
+    Ok(out)
+}
+
+/// One array the wrapper copies: its dimensions as given and rounded, and the names of the
+/// caller's buffer and of the padded copy.
+struct Copy {
+    given: Vec<Ix>,
+    rounded: Vec<Ix>,
+    caller: String,
+    padded: String,
+    scalar: &'static str,
+}
+
+impl Copy {
+    /// Loops copying rows between the caller's buffer and the padded one (`into_padded`: in
+    /// that direction), innermost rows with `memcpy`.
+    fn loops(&self, into_padded: bool, indent: &str, names: &Names) -> String {
+        let r = self.given.len();
+        let mut s = String::new();
+        let mut vars = Vec::new();
+        for (depth, d) in self.given[..r - 1].iter().enumerate() {
+            let v = names.local(&format!("i{depth}"));
+            let _ = writeln!(
+                s,
+                "{indent}{}for (int {v} = 0; {v} < {}; {v}++)",
+                "    ".repeat(depth),
+                d.to_c()
+            );
+            vars.push(v);
+        }
+        // The row's first element: ((i0*d1 + i1)*d2 + …)*d_{r-1}, in size_t.
+        let offset = |ds: &[Ix]| {
+            let Some(first) = vars.first() else {
+                return "0".to_string();
+            };
+            let mut o = format!("(size_t){first}");
+            for (v, d) in vars.iter().zip(&ds[1..]).skip(1) {
+                o = format!("({o} * (size_t){} + (size_t){v})", d.to_c());
+            }
+            format!("{o} * (size_t){}", ds[r - 1].to_c())
+        };
+        let (src, dst) = if into_padded {
+            (&self.caller, &self.padded)
+        } else {
+            (&self.padded, &self.caller)
+        };
+        let (src_off, dst_off) = if into_padded {
+            (offset(&self.given), offset(&self.rounded))
+        } else {
+            (offset(&self.rounded), offset(&self.given))
+        };
+        let _ = writeln!(
+            s,
+            "{indent}{}memcpy({dst} + {dst_off}, {src} + {src_off}, (size_t){} * sizeof({}));",
+            "    ".repeat(vars.len()),
+            self.given[r - 1].to_c(),
+            self.scalar
+        );
+        s
+    }
+}
+
+/// What the wrapper needs to know about the kernel.
+pub struct Kernel<'a> {
+    /// The program.
+    pub program: &'a TypedProgram,
+    /// The public function's name and signature.
+    pub name: &'a str,
+    /// The public signature.
+    pub signature: &'a str,
+    /// The kernel's (static) name.
+    pub kernel: &'a str,
+    /// The size parameters' C names.
+    pub size_names: &'a [String],
+    /// The value parameters' C names and types.
+    pub params: &'a [(String, Type)],
+    /// The result's type.
+    pub result: &'a Type,
+    /// The multiple of each size parameter, from [`plan`].
+    pub multiples: &'a [Option<u64>],
+}
+
+/// The public function: calls the kernel directly when the sizes are multiples, or on
+/// zero-padded copies of the inputs rounded up to them.
+pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
+    let mut names = Names {
+        taken: k
+            .size_names
+            .iter()
+            .chain(k.params.iter().map(|p| &p.0))
+            .cloned()
+            .chain([k.name.to_string(), k.kernel.to_string(), "out".into()])
+            .collect(),
+    };
+    let rounded_names: Vec<String> = k
+        .size_names
+        .iter()
+        .zip(k.multiples)
+        .map(|(n, m)| match m {
+            Some(_) => names.fresh(&format!("{n}_up")),
+            None => n.clone(),
+        })
+        .collect();
+    let given = Translator::new(
+        k.size_names.iter().cloned().map(SizeBinding::Named).collect(),
+        &[],
+    );
+    let mut rounded = Translator::new(
+        rounded_names.iter().cloned().map(SizeBinding::Named).collect(),
+        &[],
+    );
+    rounded.facts = k.program.facts.clone();
+    let mut given = given;
+    given.facts = k.program.facts.clone();
+
+    let mut s = String::new();
+    let _ = writeln!(s, "{doc}{} {{", k.signature);
+    let positive: Vec<String> = k.size_names.iter().map(|n| format!("{n} <= 0")).collect();
+    let _ = writeln!(s, "    if ({}) return 1;", positive.join(" || "));
+    let divisible: Vec<String> = k
+        .size_names
+        .iter()
+        .zip(k.multiples)
+        .filter_map(|(n, m)| m.map(|m| format!("{n} % {m} == 0")))
+        .collect();
+    let mut call_args: Vec<String> = k.size_names.to_vec();
+    call_args.push("out".into());
+    call_args.extend(k.params.iter().map(|p| p.0.clone()));
+    let _ = writeln!(
+        s,
+        "    if ({}) return {}({});",
+        divisible.join(" && "),
+        k.kernel,
+        call_args.join(", ")
+    );
+    // Rounded sizes, refusing those past INT_MAX.
+    let too_large: Vec<String> = k
+        .size_names
+        .iter()
+        .zip(k.multiples)
+        .filter_map(|(n, m)| m.map(|m| format!("{n} > INT_MAX - {}", m - 1)))
+        .collect();
+    let _ = writeln!(s, "    if ({}) return 3;", too_large.join(" || "));
+    for ((n, up), m) in k.size_names.iter().zip(&rounded_names).zip(k.multiples) {
+        if let Some(m) = m {
+            let _ = writeln!(s, "    const int {up} = ({n} + {}) / {m} * {m};", m - 1);
+        }
+    }
+    // The arrays to copy: inputs and output with a rounded-up dimension.
+    let mut copies: Vec<(Copy, bool)> = Vec::new();
+    let mut arrays: Vec<(&str, &Type, bool)> = k
+        .params
+        .iter()
+        .map(|(n, t)| (n.as_str(), t, true))
+        .collect();
+    arrays.push(("out", k.result, false));
+    let mut counts: Vec<Ix> = Vec::new();
+    for (name, ty, is_input) in arrays {
+        if !matches!(ty.get(), TypeNode::Array(..)) {
+            continue;
+        }
+        let g = dims(ty, &given)?;
+        let r = dims(ty, &rounded)?;
+        if g == r {
+            continue;
+        }
+        let scalar = scalar_c_name(Translator::base_scalar(ty)?);
+        let padded = names.fresh(&format!("{name}_up"));
+        counts.push(rounded.scalars(ty)?);
+        copies.push((
+            Copy {
+                given: g,
+                rounded: r,
+                caller: name.to_string(),
+                padded,
+                scalar,
+            },
+            is_input,
+        ));
+    }
+    let overflow: Vec<String> = counts
+        .iter()
+        .filter_map(|c| guards::count_condition(c).map(|(cond, _)| cond))
+        .collect();
+    if !overflow.is_empty() {
+        let _ = writeln!(s, "    if ({}) return 3;", overflow.join(" || "));
+    }
+    for (c, is_input) in &copies {
+        let count = rounded_count(c);
+        let alloc = if *is_input {
+            format!("calloc({count}, sizeof({}))", c.scalar)
+        } else {
+            format!("malloc({count} * sizeof({}))", c.scalar)
+        };
+        let _ = writeln!(s, "    {} *{} = {alloc};", c.scalar, c.padded);
+    }
+    let frees: String = copies
+        .iter()
+        .rev()
+        .map(|(c, _)| format!("free({}); ", c.padded))
+        .collect();
+    let missing: Vec<String> = copies.iter().map(|(c, _)| format!("!{}", c.padded)).collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "    if ({}) {{ {frees}return 2; }}",
+            missing.join(" || ")
+        );
+    }
+    for (c, is_input) in &copies {
+        if *is_input {
+            s.push_str(&c.loops(true, "    ", &names));
+        }
+    }
+    let rc = names.fresh("rc");
+    let mut args: Vec<String> = rounded_names.clone();
+    let renamed = |n: &str| {
+        copies
+            .iter()
+            .find(|(c, _)| c.caller == n)
+            .map_or(n.to_string(), |(c, _)| c.padded.clone())
+    };
+    args.push(renamed("out"));
+    args.extend(k.params.iter().map(|p| renamed(&p.0)));
+    let _ = writeln!(s, "    int {rc} = {}({});", k.kernel, args.join(", "));
+    let out_copy: Vec<&Copy> = copies
+        .iter()
+        .filter(|(_, input)| !input)
+        .map(|(c, _)| c)
+        .collect();
+    if let Some(c) = out_copy.first() {
+        let _ = writeln!(s, "    if ({rc} == 0) {{");
+        s.push_str(&c.loops(false, "        ", &names));
+        let _ = writeln!(s, "    }}");
+    }
+    if !frees.is_empty() {
+        let _ = writeln!(s, "    {}", frees.trim_end());
+    }
+    let _ = writeln!(s, "    return {rc};\n}}");
+    Ok(s)
+}
+
+/// The element count of a padded buffer, as a `size_t` product of its rounded dimensions.
+fn rounded_count(c: &Copy) -> String {
+    c.rounded
+        .iter()
+        .map(|d| format!("(size_t){}", d.to_c()))
+        .collect::<Vec<_>>()
+        .join(" * ")
+}

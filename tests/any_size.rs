@@ -1,0 +1,149 @@
+//! Every shipped matmul sketch gives C that takes any m, n, k ≥ 1 (issue 20): sizes the tiles
+//! do not divide are rounded up by the generated function (zero-padded copies of the inputs),
+//! checked against the naive C loop over a sweep of awkward sizes with 1 and 2 OpenMP threads;
+//! `--exact-sizes` keeps the kernel alone, which refuses them and leaves `out` untouched.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Every sketch in `sketches/matmul/` that finds a program in well under a second.
+const SKETCHES: [&str; 10] = [
+    "baseline",
+    "blocking",
+    "vectorization",
+    "loop-perm",
+    "array-packing",
+    "cache-blocks",
+    "parallel",
+    "blocking-64x64-k8",
+    "register-blocking",
+    "register-blocking-avx512",
+];
+
+/// The versions compiled with `exact_sizes` as well.
+const EXACT: [&str; 2] = ["parallel", "register-blocking"];
+
+fn kernels() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let mut specs: Vec<(&str, bool)> = SKETCHES.iter().map(|s| (*s, false)).collect();
+        specs.extend(EXACT.iter().map(|s| (*s, true)));
+        common::build_sketch_kernels_with(&specs, "any-size")
+    })
+}
+
+/// 1, primes, one below and above tile multiples (32, 48, 64, 512, 768), skinny shapes (m, n
+/// or k of 1), and a small real-network shape (a ResNet-50 layer's 49 rows).
+const SWEEP: [(u32, u32, u32); 12] = [
+    (1, 1, 1),
+    (2, 3, 5),
+    (31, 33, 3),
+    (33, 31, 5),
+    (47, 65, 63),
+    (97, 131, 53),
+    (1, 64, 100),
+    (100, 1, 64),
+    (64, 100, 1),
+    (49, 513, 767),
+    (127, 511, 769),
+    (96, 512, 768),
+];
+
+#[test]
+fn every_sketch_matches_naive_c_at_every_size_of_the_sweep() {
+    for sizes in SWEEP {
+        for threads in [1, 2] {
+            // Refusing versions are skipped by the driver's checks below.
+            let (m, n, k) = sizes;
+            let refusing =
+                common::size_check(kernels(), (&m.to_string(), &n.to_string(), &k.to_string()));
+            let divisible = |name: &str| refusing.iter().any(|(n, rc, _)| n == name && *rc == 0);
+            let names = verify_accepting(sizes, threads);
+            for s in SKETCHES {
+                assert!(
+                    names.iter().any(|n| n == s),
+                    "{s} was not checked at {sizes:?}: {names:?}"
+                );
+            }
+            for s in EXACT {
+                let exact = format!("{s} exact");
+                assert_eq!(
+                    names.contains(&exact),
+                    divisible(&exact),
+                    "{exact} at {sizes:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Verifies every kernel that accepts the sizes (return code 0) against the naive loop;
+/// returns their names.
+fn verify_accepting((m, n, k): (u32, u32, u32), threads: u32) -> Vec<String> {
+    use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
+    let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
+    let stdout = common::run_driver(
+        kernels(),
+        &["verify", &m_s, &n_s, &k_s, "naive (C)"],
+        threads,
+    );
+    let mut names = Vec::new();
+    for words in parse_lines(&stdout, "VERIFY") {
+        let split = words.len() - 2;
+        let name = words[..split].join(" ");
+        let rc: i32 = words[split].parse().unwrap();
+        let err: f64 = words[split + 1].parse().unwrap();
+        if rc != 0 {
+            assert!(
+                name.ends_with(" exact") || name.ends_with("(C)"),
+                "{name} returned {rc} at {m}x{n}x{k}"
+            );
+            continue;
+        }
+        assert!(
+            err <= REL_ERROR_BOUND,
+            "{name} at {m}x{n}x{k}, {threads} thread(s): relative error {err:e}"
+        );
+        names.push(name);
+    }
+    names
+}
+
+/// Sizes that break one of the facts (100 rows, which neither 48 nor 96 divides; 500 columns;
+/// k = 700) make the exact kernels return 1 without writing to `out`; the rounding versions
+/// and the naive loop take them.
+#[test]
+fn exact_kernels_refuse_sizes_the_tiles_do_not_divide_and_leave_out_untouched() {
+    for (m, n, k) in [
+        ("100", "512", "768"),
+        ("192", "500", "768"),
+        ("192", "512", "700"),
+    ] {
+        let kernels = common::size_check(kernels(), (m, n, k));
+        for s in EXACT {
+            let exact = format!("{s} exact");
+            let (_, rc, untouched) = kernels.iter().find(|k| k.0 == exact).expect("exact kernel");
+            if s == "register-blocking" {
+                assert_eq!(*rc, 1, "{exact} accepted m={m}, n={n}, k={k}");
+                assert!(untouched, "{exact} wrote to out although it failed");
+            }
+        }
+        for s in SKETCHES {
+            let (_, rc, untouched) = kernels.iter().find(|k| k.0 == s).expect("kernel");
+            assert_eq!(*rc, 0, "{s} refused m={m}, n={n}, k={k}");
+            assert!(!untouched, "{s} did not write out");
+        }
+    }
+}
+
+#[test]
+fn the_generated_function_says_how_it_treats_sizes() {
+    let c = common::compile_matmul_sketch("blocking", "any-size-doc");
+    let header = std::fs::read_to_string(c.with_extension("h")).unwrap();
+    assert!(
+        header.contains("Takes any positive sizes") && header.contains("m to a multiple of 32"),
+        "{header}"
+    );
+}
