@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Every sketch in `sketches/matmul/` that finds a program in well under a second.
-const SKETCHES: [&str; 10] = [
+const SKETCHES: [&str; 11] = [
     "baseline",
     "blocking",
     "vectorization",
@@ -20,6 +20,7 @@ const SKETCHES: [&str; 10] = [
     "blocking-64x64-k8",
     "register-blocking",
     "register-blocking-avx512",
+    "register-blocking-any",
 ];
 
 /// The versions compiled with `exact_sizes` as well.

@@ -176,6 +176,7 @@ fn the_tile_stays_in_registers_in_the_assembly() {
     for (version, march, register, tile_vectors, rows) in [
         ("register-blocking", "haswell", "%ymm", 12, 6),
         ("register-blocking-avx512", "skylake-avx512", "%zmm", 16, 8),
+        ("register-blocking-any", "haswell", "%ymm", 12, 6),
     ] {
         let c = common::compile_matmul_sketch(version, &format!("{version}-asm"));
         let asm_path = c.with_extension("s");

@@ -156,6 +156,7 @@ fn register_blocked_versions_are_found_and_verified() {
     for (name, vector, sizes) in [
         ("register-blocking", "<8>f32", [48, 512, 768]),
         ("register-blocking-avx512", "<16>f32", [96, 32, 256]),
+        ("register-blocking-any", "<8>f32", [24, 16, 5]),
     ] {
         let out = run(
             "examples/matmul.rise",

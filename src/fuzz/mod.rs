@@ -62,6 +62,7 @@ const SKETCHES: &[(&str, &str)] = shipped!(
     "sketches/matmul/blocking-64x64-k8.sk",
     "sketches/matmul/register-blocking.sk",
     "sketches/matmul/register-blocking-avx512.sk",
+    "sketches/matmul/register-blocking-any.sk",
     "sketches/matvec/blocking.sk",
 );
 
