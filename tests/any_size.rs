@@ -36,8 +36,9 @@ fn kernels() -> &'static Path {
 }
 
 /// 1, primes, one below and above tile multiples (32, 48, 64, 512, 768), skinny shapes (m, n
-/// or k of 1), and a small real-network shape (a ResNet-50 layer's 49 rows).
-const SWEEP: [(u32, u32, u32); 12] = [
+/// or k of 1), a small real-network shape (a ResNet-50 layer's 49 rows), and shapes where only
+/// m is not a multiple (its last rows on copies, the others in place).
+const SWEEP: [(u32, u32, u32); 14] = [
     (1, 1, 1),
     (2, 3, 5),
     (31, 33, 3),
@@ -50,6 +51,8 @@ const SWEEP: [(u32, u32, u32); 12] = [
     (49, 513, 767),
     (127, 511, 769),
     (96, 512, 768),
+    (100, 64, 64),
+    (49, 512, 768),
 ];
 
 #[test]

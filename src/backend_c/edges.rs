@@ -38,14 +38,24 @@ pub enum SizeHandling {
     Exact(Option<String>),
 }
 
-/// The multiple each size parameter must be rounded up to (`None`: left as it is), when every
-/// fact is a multiple of one size parameter and the program tolerates padding along them;
-/// otherwise why not.
+/// How the wrapper treats sizes the tiles do not divide.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The multiple each size parameter must be rounded up to (`None`: left as it is).
+    pub multiples: Vec<Option<u64>>,
+    /// A rounded-up size along which rows are independent
+    /// ([`crate::core::padding::rows_independent`]): when it is the only size to round up, the
+    /// rows the tiles divide are computed in place and only the last ones on padded copies.
+    pub rows: Option<usize>,
+}
+
+/// The plan, when every fact is a multiple of one size parameter and the program tolerates
+/// padding along them; otherwise why not.
 pub fn plan(
     program: &TypedProgram,
     size_names: &[String],
     facts: &[(Ix, i64, String)],
-) -> Result<Vec<Option<u64>>, String> {
+) -> Result<Plan, String> {
     let mut multiples: Vec<Option<u64>> = vec![None; size_names.len()];
     for (numerator, denominator, text) in facts {
         if *denominator == 1 {
@@ -65,15 +75,17 @@ pub fn plan(
             None => d,
         });
     }
-    if multiples.iter().all(Option::is_none) {
-        return Ok(multiples);
-    }
     let padded: Vec<bool> = multiples.iter().map(Option::is_some).collect();
     let origin = program.derived_from.as_deref().unwrap_or(&program.term);
-    crate::core::padding::check(origin, &padded).map_err(|e| {
-        format!("zero-padding the inputs could change the result ({e})")
-    })?;
-    Ok(multiples)
+    if padded.iter().any(|p| *p) {
+        crate::core::padding::check(origin, &padded).map_err(|e| {
+            format!("zero-padding the inputs could change the result ({e})")
+        })?;
+    }
+    let rows = (0..padded.len()).find(|&p| {
+        padded[p] && crate::core::padding::rows_independent(origin, padded.len(), p)
+    });
+    Ok(Plan { multiples, rows })
 }
 
 /// The names the wrapper uses, none equal to a size, a parameter or the functions' names.
@@ -180,8 +192,8 @@ pub struct Kernel<'a> {
     pub params: &'a [(String, Type)],
     /// The result's type.
     pub result: &'a Type,
-    /// The multiple of each size parameter, from [`plan`].
-    pub multiples: &'a [Option<u64>],
+    /// What [`plan`] decided.
+    pub plan: &'a Plan,
 }
 
 /// The public function: calls the kernel directly when the sizes are multiples, or on
@@ -199,7 +211,7 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
     let rounded_names: Vec<String> = k
         .size_names
         .iter()
-        .zip(k.multiples)
+        .zip(&k.plan.multiples)
         .map(|(n, m)| match m {
             Some(_) => names.fresh(&format!("{n}_up")),
             None => n.clone(),
@@ -224,7 +236,7 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
     let divisible: Vec<String> = k
         .size_names
         .iter()
-        .zip(k.multiples)
+        .zip(&k.plan.multiples)
         .filter_map(|(n, m)| m.map(|m| format!("{n} % {m} == 0")))
         .collect();
     let mut call_args: Vec<String> = k.size_names.to_vec();
@@ -237,15 +249,18 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
         k.kernel,
         call_args.join(", ")
     );
+    if let Some(r) = k.plan.rows {
+        s.push_str(&rows_in_place(k, r, &given, &call_args, &names)?);
+    }
     // Rounded sizes, refusing those past INT_MAX.
     let too_large: Vec<String> = k
         .size_names
         .iter()
-        .zip(k.multiples)
+        .zip(&k.plan.multiples)
         .filter_map(|(n, m)| m.map(|m| format!("{n} > INT_MAX - {}", m - 1)))
         .collect();
     let _ = writeln!(s, "    if ({}) return 3;", too_large.join(" || "));
-    for ((n, up), m) in k.size_names.iter().zip(&rounded_names).zip(k.multiples) {
+    for ((n, up), m) in k.size_names.iter().zip(&rounded_names).zip(&k.plan.multiples) {
         if let Some(m) = m {
             let _ = writeln!(s, "    const int {up} = ({n} + {}) / {m} * {m};", m - 1);
         }
@@ -341,6 +356,143 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
         let _ = writeln!(s, "    {}", frees.trim_end());
     }
     let _ = writeln!(s, "    return {rc};\n}}");
+    Ok(s)
+}
+
+/// The branch for sizes where only size `r` (along which rows are independent) needs rounding
+/// up: the last rows, fewer than its multiple, are computed first on zero-padded copies of
+/// those rows; then the rows the tiles divide in place, with no copy; then the last rows are
+/// copied to `out` (so that `out` is untouched when either call fails).
+fn rows_in_place(
+    k: &Kernel,
+    r: usize,
+    given: &Translator,
+    call_args: &[String],
+    names: &Names,
+) -> Result<String, CodegenError> {
+    let size = &k.size_names[r];
+    let mult = k.plan.multiples[r].expect("a rounded-up size");
+    let mut s = String::new();
+    let others: Vec<String> = k
+        .size_names
+        .iter()
+        .zip(&k.plan.multiples)
+        .enumerate()
+        .filter(|(p, _)| *p != r)
+        .filter_map(|(_, (n, m))| m.map(|m| format!("{n} % {m} == 0")))
+        .collect();
+    let indent = if others.is_empty() {
+        let _ = writeln!(s, "    {{");
+        "        "
+    } else {
+        let _ = writeln!(s, "    if ({}) {{", others.join(" && "));
+        "        "
+    };
+    // Names local to the block (they may repeat the other branch's).
+    let main = names.local(&format!("{size}_main"));
+    let rest = names.local(&format!("{size}_rest"));
+    let _ = writeln!(
+        s,
+        "{indent}/* Only `{size}` is not a multiple of {mult}: its last rows on padded copies, the others in place. */"
+    );
+    let _ = writeln!(
+        s,
+        "{indent}const int {main} = {size} / {mult} * {mult}, {rest} = {size} - {main};"
+    );
+    // Each array with rows along the size: its row length, and the copy of its last rows.
+    struct Rows {
+        caller: String,
+        copy: String,
+        row: String,
+        scalar: &'static str,
+    }
+    let mut arrays: Vec<(&str, &Type)> = k.params.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    arrays.push(("out", k.result));
+    let mut copies: Vec<Rows> = Vec::new();
+    for (name, ty) in arrays {
+        let TypeNode::Array(n, _) = ty.get() else {
+            continue;
+        };
+        if given.nat(n)? != Ix::size(size) {
+            continue;
+        }
+        let ds = dims(ty, given)?;
+        let row = if ds.len() == 1 {
+            "(size_t)1".to_string()
+        } else {
+            ds[1..]
+                .iter()
+                .map(|d| format!("(size_t){}", d.to_c()))
+                .collect::<Vec<_>>()
+                .join(" * ")
+        };
+        copies.push(Rows {
+            caller: name.to_string(),
+            copy: names.local(&format!("{name}_rest")),
+            row,
+            scalar: scalar_c_name(Translator::base_scalar(ty)?),
+        });
+    }
+    for c in &copies {
+        let alloc = if c.caller == "out" { "malloc" } else { "calloc" };
+        let size_arg = if alloc == "malloc" {
+            format!("(size_t){mult} * {} * sizeof({})", c.row, c.scalar)
+        } else {
+            format!("(size_t){mult} * {}, sizeof({})", c.row, c.scalar)
+        };
+        let _ = writeln!(s, "{indent}{} *{} = {alloc}({size_arg});", c.scalar, c.copy);
+    }
+    let frees: String = copies.iter().rev().map(|c| format!("free({}); ", c.copy)).collect();
+    let missing: Vec<String> = copies.iter().map(|c| format!("!{}", c.copy)).collect();
+    let _ = writeln!(
+        s,
+        "{indent}if ({}) {{ {frees}return 2; }}",
+        missing.join(" || ")
+    );
+    for c in copies.iter().filter(|c| c.caller != "out") {
+        let _ = writeln!(
+            s,
+            "{indent}memcpy({}, {} + (size_t){main} * {row}, (size_t){rest} * {row} * sizeof({}));",
+            c.copy,
+            c.caller,
+            c.scalar,
+            row = c.row
+        );
+    }
+    let swap = |arg: &str| -> String {
+        if arg == size {
+            mult.to_string()
+        } else {
+            copies
+                .iter()
+                .find(|c| c.caller == arg)
+                .map_or(arg.to_string(), |c| c.copy.clone())
+        }
+    };
+    let rc = names.local("rc");
+    let rest_args: Vec<String> = call_args.iter().map(|a| swap(a)).collect();
+    let _ = writeln!(s, "{indent}int {rc} = {}({});", k.kernel, rest_args.join(", "));
+    let main_args: Vec<String> = call_args
+        .iter()
+        .map(|a| if a == size { main.clone() } else { a.clone() })
+        .collect();
+    let _ = writeln!(
+        s,
+        "{indent}if ({rc} == 0 && {main} > 0) {rc} = {}({});",
+        k.kernel,
+        main_args.join(", ")
+    );
+    if let Some(c) = copies.iter().find(|c| c.caller == "out") {
+        let _ = writeln!(
+            s,
+            "{indent}if ({rc} == 0) memcpy(out + (size_t){main} * {row}, {}, (size_t){rest} * {row} * sizeof({}));",
+            c.copy,
+            c.scalar,
+            row = c.row
+        );
+    }
+    let _ = writeln!(s, "{indent}{}", frees.trim_end());
+    let _ = writeln!(s, "{indent}return {rc};\n    }}");
     Ok(s)
 }
 

@@ -345,10 +345,10 @@ fn emit_unnamed(
         SizeHandling::Exact(None)
     } else {
         match edges::plan(program, &size_names, &fact_checks) {
-            Ok(multiples) => SizeHandling::RoundedUp(
+            Ok(plan) => SizeHandling::RoundedUp(
                 size_names
                     .iter()
-                    .zip(&multiples)
+                    .zip(&plan.multiples)
                     .filter_map(|(n, m)| m.map(|m| (n.clone(), m)))
                     .collect(),
             ),
@@ -534,8 +534,7 @@ fn emit_unnamed(
     }
     let _ = writeln!(src, "    return 0;\n}}");
     if let SizeHandling::RoundedUp(_) = &size_handling {
-        let multiples: Vec<Option<u64>> = edges::plan(program, &size_names, &fact_checks)
-            .map_err(CodegenError::new)?;
+        let plan = edges::plan(program, &size_names, &fact_checks).map_err(CodegenError::new)?;
         let params: Vec<(String, Type)> = param_names
             .iter()
             .cloned()
@@ -551,7 +550,7 @@ fn emit_unnamed(
                 size_names: &size_names,
                 params: &params,
                 result: &result_ty,
-                multiples: &multiples,
+                plan: &plan,
             },
             &doc,
         )?);

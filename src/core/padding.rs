@@ -135,6 +135,89 @@ pub fn check(term: &Expr, padded: &[bool]) -> Result<(), NotPaddable> {
     }
 }
 
+/// Whether row `i` of the result depends only on row `i` of the inputs along size parameter
+/// `size` (outermost first): the program's body is `map f x` over an input `x` whose outermost
+/// dimension is that size, `f` reads no input that mentions it, and the size is the outermost
+/// dimension of the result and of every input that mentions it, and appears nowhere else. The
+/// C backend then computes the rows the tiles divide in place and only the last rows on
+/// zero-padded copies (a prefix of rows is a prefix of memory). A syntactic check: `false`
+/// means "not known".
+pub fn rows_independent(term: &Expr, size_params: usize, size: usize) -> bool {
+    let index = (size_params - 1 - size) as u32;
+    let is_size = |n: &Nat| matches!(n.as_atom(), Some(NatAtom::Index(j)) if *j == index);
+    // Where the size may appear in a type: as its outermost dimension only.
+    let outermost_only = |t: &Type| -> Option<bool> {
+        let (outer, rest) = match t.get() {
+            TypeNode::Array(n, e) => (is_size(n), e.clone()),
+            _ => (false, t.clone()),
+        };
+        if crate::ir::types::free_nats(&rest).contains(&index) {
+            return None;
+        }
+        Some(outer)
+    };
+    let mut body = term;
+    for _ in 0..size_params {
+        match &body.kind {
+            ExprKind::NatLambda(b) => body = b,
+            _ => return false,
+        }
+    }
+    // For each value parameter (outermost first): whether the size is its outermost dimension.
+    let mut rows: Vec<bool> = Vec::new();
+    while let (ExprKind::Lambda(b), TypeNode::Fun(param, _)) = (&body.kind, body.ty.get()) {
+        match outermost_only(param) {
+            Some(outer) => rows.push(outer),
+            None => return false,
+        }
+        body = b;
+    }
+    if outermost_only(&body.ty) != Some(true) {
+        return false;
+    }
+    let params = rows.len();
+    // `map f x`, `x` a parameter whose rows are along the size.
+    let ExprKind::App(mf, x) = &body.kind else {
+        return false;
+    };
+    let ExprKind::App(m, f) = &mf.kind else {
+        return false;
+    };
+    if !matches!(
+        m.kind,
+        ExprKind::Prim(Primitive::Map | Primitive::MapSeq | Primitive::MapPar)
+    ) {
+        return false;
+    }
+    let ExprKind::Var(xi) = x.kind else {
+        return false;
+    };
+    let Some(xp) = params.checked_sub(1 + xi as usize) else {
+        return false;
+    };
+    if !rows[xp] {
+        return false;
+    }
+    let ExprKind::Lambda(inner) = &f.kind else {
+        return false;
+    };
+    // Inside `f`'s body, parameter p is variable (params - 1 - p) + 1.
+    (0..params)
+        .filter(|p| rows[*p])
+        .all(|p| !uses_var(inner, (params - p) as u32))
+}
+
+/// Whether variable `i` (a De Bruijn index at `e`'s root) occurs in `e`.
+fn uses_var(e: &Expr, i: u32) -> bool {
+    crate::support::stack::guarded(|| match &e.kind {
+        ExprKind::Var(j) => *j == i,
+        ExprKind::Lambda(b) => uses_var(b, i + 1),
+        ExprKind::App(f, a) => uses_var(f, i) || uses_var(a, i),
+        ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => uses_var(b, i),
+        ExprKind::Prim(_) | ExprKind::Literal(_) => false,
+    })
+}
+
 /// Every array dimension of `ty` is a padded size or does not mention one.
 fn check_dims(
     ty: &Type,
@@ -613,6 +696,19 @@ mod tests {
         let scaled = "def s {n : nat} (c : f32) (xs : n.f32) : n.f32 = \
                       xs |> map (fun x => x * c + 1.0)";
         assert_eq!(verdict(scaled, &[true]), Ok(()));
+    }
+
+    #[test]
+    fn matmul_rows_are_independent_and_a_sum_over_rows_is_not() {
+        let matmul = crate::frontend::load::test_term(MATMUL);
+        assert!(rows_independent(&matmul, 3, 0));
+        assert!(!rows_independent(&matmul, 3, 1));
+        assert!(!rows_independent(&matmul, 3, 2));
+        let every_row = "def r {m n : nat} (a : m.n.f32) : m.f32 = \
+                         a |> map (fun row => a |> map (fun r => reduce (+) 0.0 r) |> reduce (+) 0.0)";
+        assert!(!rows_independent(&crate::frontend::load::test_term(every_row), 2, 0));
+        let own_row = "def r {m n : nat} (a : m.n.f32) : m.f32 = a |> map (fun row => reduce (+) 0.0 row)";
+        assert!(rows_independent(&crate::frontend::load::test_term(own_row), 2, 0));
     }
 
     #[test]
