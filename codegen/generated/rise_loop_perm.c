@@ -69,6 +69,19 @@ static int rise_loop_perm_tiles(int m, int n, int k, float *restrict out, const 
 int rise_loop_perm(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m <= 0 || n <= 0 || k <= 0) return 1;
     if (m % 32 == 0 && n % 32 == 0 && k % 4 == 0) return rise_loop_perm_tiles(m, n, k, out, a, b);
+    if (n % 32 == 0 && k % 4 == 0) {
+        /* Only `m` is not a multiple of 32: its last rows on padded copies, the others in place. */
+        const int m_main = m / 32 * 32, m_rest = m - m_main;
+        float *a_rest = calloc((size_t)32 * (size_t)k, sizeof(float));
+        float *out_rest = malloc((size_t)32 * (size_t)n * sizeof(float));
+        if (!a_rest || !out_rest) { free(out_rest); free(a_rest); return 2; }
+        memcpy(a_rest, a + (size_t)m_main * (size_t)k, (size_t)m_rest * (size_t)k * sizeof(float));
+        int rc = rise_loop_perm_tiles(32, n, k, out_rest, a_rest, b);
+        if (rc == 0 && m_main > 0) rc = rise_loop_perm_tiles(m_main, n, k, out, a, b);
+        if (rc == 0) memcpy(out + (size_t)m_main * (size_t)n, out_rest, (size_t)m_rest * (size_t)n * sizeof(float));
+        free(out_rest); free(a_rest);
+        return rc;
+    }
     if (m > INT_MAX - 31 || n > INT_MAX - 31 || k > INT_MAX - 3) return 3;
     const int m_up = (m + 31) / 32 * 32;
     const int n_up = (n + 31) / 32 * 32;
