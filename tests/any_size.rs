@@ -86,19 +86,9 @@ fn every_sketch_matches_naive_c_at_every_size_of_the_sweep() {
 /// Verifies every kernel that accepts the sizes (return code 0) against the naive loop;
 /// returns their names.
 fn verify_accepting((m, n, k): (u32, u32, u32), threads: u32) -> Vec<String> {
-    use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
-    let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
-    let stdout = common::run_driver(
-        kernels(),
-        &["verify", &m_s, &n_s, &k_s, "naive (C)"],
-        threads,
-    );
+    use risec::bench::harness::REL_ERROR_BOUND;
     let mut names = Vec::new();
-    for words in parse_lines(&stdout, "VERIFY") {
-        let split = words.len() - 2;
-        let name = words[..split].join(" ");
-        let rc: i32 = words[split].parse().unwrap();
-        let err: f64 = words[split + 1].parse().unwrap();
+    for (name, rc, err) in common::verify_lines(kernels(), (m, n, k), "naive (C)", threads) {
         if rc != 0 {
             assert!(
                 name.ends_with(" exact") || name.ends_with("(C)"),

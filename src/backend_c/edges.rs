@@ -38,6 +38,21 @@ pub enum SizeHandling {
     Exact(Option<String>),
 }
 
+impl SizeHandling {
+    /// `m to a multiple of 32, k to a multiple of 4` for [`SizeHandling::RoundedUp`]; empty
+    /// otherwise.
+    pub fn multiples_text(&self) -> String {
+        match self {
+            SizeHandling::RoundedUp(multiples) => multiples
+                .iter()
+                .map(|(n, m)| format!("{n} to a multiple of {m}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => String::new(),
+        }
+    }
+}
+
 /// How the wrapper treats sizes the tiles do not divide.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {

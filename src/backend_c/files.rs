@@ -143,16 +143,10 @@ pub fn compile_to_files(
 pub fn size_note(sizes: &SizeHandling) -> String {
     match sizes {
         SizeHandling::Any => String::new(),
-        SizeHandling::RoundedUp(multiples) => {
-            let list: Vec<String> = multiples
-                .iter()
-                .map(|(n, m)| format!("{n} to a multiple of {m}"))
-                .collect();
-            format!(
-                "any positive sizes: the function rounds up sizes the tiles do not divide ({})\n",
-                list.join(", ")
-            )
-        }
+        SizeHandling::RoundedUp(_) => format!(
+            "any positive sizes: the function rounds up sizes the tiles do not divide ({})\n",
+            sizes.multiples_text()
+        ),
         SizeHandling::Exact(None) => {
             "sizes must satisfy the facts above (--exact-sizes): others return 1\n".to_string()
         }

@@ -373,15 +373,11 @@ fn emit_unnamed(
     let kernel_signature = format!("static int {kernel_name}({})", sig_params.join(", "));
 
     let mut doc = match &size_handling {
-        SizeHandling::RoundedUp(multiples) => {
-            let list: Vec<String> = multiples
-                .iter()
-                .map(|(n, m)| format!("{n} to a multiple of {m}"))
-                .collect();
+        SizeHandling::RoundedUp(_) => {
             format!(
                 "/* `{}` compiled by risec from Rise.\n * Takes any positive sizes: sizes the tiles do not divide are rounded up\n * ({}), the inputs copied into zero-padded\n * buffers and the result's corner copied back.\n * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large\n * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is\n * left untouched. */\n",
                 program.name,
-                list.join(", ")
+                size_handling.multiples_text()
             )
         }
         _ => format!(

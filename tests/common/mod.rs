@@ -87,23 +87,41 @@ pub fn size_check(
 }
 
 /// Runs a `risec bench` driver in `verify` mode at `m×n×k` against the kernel named
-/// `reference` with `threads` OpenMP threads, checks every kernel's return code and relative
-/// error, and returns the names of the kernels checked.
+/// `reference` with `threads` OpenMP threads; returns each kernel's name, return code and
+/// relative error.
+pub fn verify_lines(
+    exe: &std::path::Path,
+    (m, n, k): (u32, u32, u32),
+    reference: &str,
+    threads: u32,
+) -> Vec<(String, i32, f64)> {
+    use risec::bench::harness::parse_lines;
+    let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
+    let stdout = run_driver(exe, &["verify", &m_s, &n_s, &k_s, reference], threads);
+    parse_lines(&stdout, "VERIFY")
+        .into_iter()
+        .map(|words| {
+            let split = words.len() - 2;
+            (
+                words[..split].join(" "),
+                words[split].parse().unwrap(),
+                words[split + 1].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// [`verify_lines`], checking every kernel's return code and relative error; returns the names
+/// of the kernels checked.
 pub fn verify_kernels(
     exe: &std::path::Path,
     (m, n, k): (u32, u32, u32),
     reference: &str,
     threads: u32,
 ) -> Vec<String> {
-    use risec::bench::harness::{parse_lines, REL_ERROR_BOUND};
-    let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
-    let stdout = run_driver(exe, &["verify", &m_s, &n_s, &k_s, reference], threads);
+    use risec::bench::harness::REL_ERROR_BOUND;
     let mut names = Vec::new();
-    for words in parse_lines(&stdout, "VERIFY") {
-        let split = words.len() - 2;
-        let name = words[..split].join(" ");
-        let rc: i32 = words[split].parse().unwrap();
-        let err: f64 = words[split + 1].parse().unwrap();
+    for (name, rc, err) in verify_lines(exe, (m, n, k), reference, threads) {
         assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
         assert!(
             err <= REL_ERROR_BOUND,
