@@ -6,6 +6,9 @@
 //! every positive size:
 //!
 //! * sizes that satisfy the facts call the kernel directly (no copy, no overhead);
+//! * when only one size is not a multiple and rows along it are independent
+//!   ([`crate::core::padding::rows_independent`]), the rows the tiles divide are computed in
+//!   place and only the last ones on zero-padded copies of those rows;
 //! * otherwise each such size is rounded up to its multiple, every input with a rounded-up
 //!   dimension is copied into a zero-filled buffer of the rounded sizes, the kernel runs on
 //!   those, and the in-range corner of its result is copied to `out`.
@@ -134,7 +137,7 @@ fn dims(ty: &Type, low: &Translator) -> Result<Vec<Ix>, CodegenError> {
 
 /// One array the wrapper copies: its dimensions as given and rounded, and the names of the
 /// caller's buffer and of the padded copy.
-struct Copy {
+struct PaddedArray {
     given: Vec<Ix>,
     rounded: Vec<Ix>,
     caller: String,
@@ -142,7 +145,7 @@ struct Copy {
     scalar: &'static str,
 }
 
-impl Copy {
+impl PaddedArray {
     /// Loops copying rows between the caller's buffer and the padded one (`into_padded`: in
     /// that direction), innermost rows with `memcpy`.
     fn loops(&self, into_padded: bool, indent: &str, names: &Names) -> String {
@@ -281,7 +284,7 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
         }
     }
     // The arrays to copy: inputs and output with a rounded-up dimension.
-    let mut copies: Vec<(Copy, bool)> = Vec::new();
+    let mut copies: Vec<(PaddedArray, bool)> = Vec::new();
     let mut arrays: Vec<(&str, &Type, bool)> = k
         .params
         .iter()
@@ -302,7 +305,7 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
         let padded = names.fresh(&format!("{name}_up"));
         counts.push(rounded.scalars(ty)?);
         copies.push((
-            Copy {
+            PaddedArray {
                 given: g,
                 rounded: r,
                 caller: name.to_string(),
@@ -357,7 +360,7 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
     args.push(renamed("out"));
     args.extend(k.params.iter().map(|p| renamed(&p.0)));
     let _ = writeln!(s, "    int {rc} = {}({});", k.kernel, args.join(", "));
-    let out_copy: Vec<&Copy> = copies
+    let out_copy: Vec<&PaddedArray> = copies
         .iter()
         .filter(|(_, input)| !input)
         .map(|(c, _)| c)
@@ -512,7 +515,7 @@ fn rows_in_place(
 }
 
 /// The element count of a padded buffer, as a `size_t` product of its rounded dimensions.
-fn rounded_count(c: &Copy) -> String {
+fn rounded_count(c: &PaddedArray) -> String {
     c.rounded
         .iter()
         .map(|d| format!("(size_t){}", d.to_c()))
