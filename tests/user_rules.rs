@@ -82,6 +82,34 @@ fn a_trusted_mutant_warns_and_cannot_produce_an_ill_typed_program() {
 }
 
 #[test]
+fn bench_takes_trust_rule_too() {
+    let o = risec(&[
+        "bench",
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/register-blocking-any.sk",
+        "--trust-rule",
+        "pack-a-panels",
+        "--size",
+        "m=30,n=20,k=10",
+        "--rounds",
+        "1",
+        "--no-baselines",
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning: rule `pack-a-panels` is trusted (--trust-rule)"),
+        "{err}"
+    );
+    assert!(
+        stdout(&o).contains("register-blocking-any"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn the_correct_rule_still_hoists_and_the_result_checks() {
     let rule = "rule let-out-of-lambda : fun x => let y = v in b =>> let y = v in fun x => b\n";
     let (program, sketch) = files("correct", rule);

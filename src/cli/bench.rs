@@ -47,6 +47,10 @@ pub struct BenchArgs {
     /// are refused (a row says so) instead of rounded up.
     #[arg(long)]
     pub exact_sizes: bool,
+    /// Do not check the sketch files' user rule NAME against the reference interpreter when
+    /// they are loaded (a warning says so). Repeatable.
+    #[arg(long = "trust-rule", value_name = "NAME")]
+    pub trust_rule: Vec<String>,
 }
 
 /// The baselines named on the command line, checked against the known ones (all when `None`).
@@ -115,15 +119,32 @@ pub fn load_version(item: &str) -> Result<Version, String> {
 
 /// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
 /// named after the file.
+#[cfg(any(test, feature = "testkit"))]
 pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
+    sketch_version_with(program, sketch, &[])
+}
+
+/// [`sketch_version`], with the user rules named in `trusted` not checked against the
+/// interpreter (`--trust-rule`); the loading's warnings go to standard error.
+pub fn sketch_version_with(
+    program: &str,
+    sketch: &str,
+    trusted: &[String],
+) -> Result<Version, String> {
     let name = std::path::Path::new(sketch)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| sketch.to_string());
     eprintln!("searching {name} ({sketch})");
+    let options = crate::SketchOptions {
+        trusted_rules: trusted.to_vec(),
+    };
     let optimized = crate::load_program(program, None).and_then(|p| {
-        let steps = crate::load_sketch(sketch, &p)?;
-        crate::optimize(&p, &steps, &Default::default())
+        let loaded = crate::load_sketch_with(sketch, &p, &options)?;
+        for w in &loaded.warnings {
+            eprintln!("{w}");
+        }
+        crate::optimize(&p, &loaded.steps, &Default::default())
     });
     match optimized {
         Ok(done) => Ok(Version {
@@ -149,7 +170,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         for sketch in &args.sketches {
             versions.push(Version {
                 exact_sizes: args.exact_sizes,
-                ..sketch_version(program, sketch)?
+                ..sketch_version_with(program, sketch, &args.trust_rule)?
             });
         }
     } else if args.program.is_some() {
