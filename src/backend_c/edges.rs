@@ -235,28 +235,14 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
             None => n.clone(),
         })
         .collect();
-    let given = Translator::new(
-        k.size_names.iter().cloned().map(SizeBinding::Named).collect(),
-        &[],
-    );
-    let mut rounded = Translator::new(
-        rounded_names.iter().cloned().map(SizeBinding::Named).collect(),
-        &[],
-    );
-    rounded.facts = k.program.facts.clone();
-    let mut given = given;
-    given.facts = k.program.facts.clone();
+    let given = sizes_named(k.size_names, &k.program.facts);
+    let rounded = sizes_named(&rounded_names, &k.program.facts);
 
     let mut s = String::new();
     let _ = writeln!(s, "{doc}{} {{", k.signature);
     let positive: Vec<String> = k.size_names.iter().map(|n| format!("{n} <= 0")).collect();
     let _ = writeln!(s, "    if ({}) return 1;", positive.join(" || "));
-    let divisible: Vec<String> = k
-        .size_names
-        .iter()
-        .zip(&k.plan.multiples)
-        .filter_map(|(n, m)| m.map(|m| format!("{n} % {m} == 0")))
-        .collect();
+    let divisible = divisible(k, None);
     let mut call_args: Vec<String> = k.size_names.to_vec();
     call_args.push("out".into());
     call_args.extend(k.params.iter().map(|p| p.0.clone()));
@@ -322,28 +308,16 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
     if !overflow.is_empty() {
         let _ = writeln!(s, "    if ({}) return 3;", overflow.join(" || "));
     }
-    for (c, is_input) in &copies {
-        let count = rounded_count(c);
-        let alloc = if *is_input {
-            format!("calloc({count}, sizeof({}))", c.scalar)
-        } else {
-            format!("malloc({count} * sizeof({}))", c.scalar)
-        };
-        let _ = writeln!(s, "    {} *{} = {alloc};", c.scalar, c.padded);
-    }
-    let frees: String = copies
+    let buffers: Vec<Buffer> = copies
         .iter()
-        .rev()
-        .map(|(c, _)| format!("free({}); ", c.padded))
+        .map(|(c, is_input)| Buffer {
+            name: c.padded.clone(),
+            scalar: c.scalar,
+            count: rounded_count(c),
+            zeroed: *is_input,
+        })
         .collect();
-    let missing: Vec<String> = copies.iter().map(|(c, _)| format!("!{}", c.padded)).collect();
-    if !missing.is_empty() {
-        let _ = writeln!(
-            s,
-            "    if ({}) {{ {frees}return 2; }}",
-            missing.join(" || ")
-        );
-    }
+    let frees = allocate(&buffers, "    ", &mut s);
     for (c, is_input) in &copies {
         if *is_input {
             s.push_str(&c.loops(true, "    ", &names));
@@ -371,7 +345,7 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
         let _ = writeln!(s, "    }}");
     }
     if !frees.is_empty() {
-        let _ = writeln!(s, "    {}", frees.trim_end());
+        let _ = writeln!(s, "    {}", frees);
     }
     let _ = writeln!(s, "    return {rc};\n}}");
     Ok(s)
@@ -391,14 +365,7 @@ fn rows_in_place(
     let size = &k.size_names[r];
     let mult = k.plan.multiples[r].expect("a rounded-up size");
     let mut s = String::new();
-    let others: Vec<String> = k
-        .size_names
-        .iter()
-        .zip(&k.plan.multiples)
-        .enumerate()
-        .filter(|(p, _)| *p != r)
-        .filter_map(|(_, (n, m))| m.map(|m| format!("{n} % {m} == 0")))
-        .collect();
+    let others = divisible(k, Some(r));
     let indent = if others.is_empty() {
         let _ = writeln!(s, "    {{");
         "        "
@@ -451,22 +418,16 @@ fn rows_in_place(
             scalar: scalar_c_name(Translator::base_scalar(ty)?),
         });
     }
-    for c in &copies {
-        let alloc = if c.caller == "out" { "malloc" } else { "calloc" };
-        let size_arg = if alloc == "malloc" {
-            format!("(size_t){mult} * {} * sizeof({})", c.row, c.scalar)
-        } else {
-            format!("(size_t){mult} * {}, sizeof({})", c.row, c.scalar)
-        };
-        let _ = writeln!(s, "{indent}{} *{} = {alloc}({size_arg});", c.scalar, c.copy);
-    }
-    let frees: String = copies.iter().rev().map(|c| format!("free({}); ", c.copy)).collect();
-    let missing: Vec<String> = copies.iter().map(|c| format!("!{}", c.copy)).collect();
-    let _ = writeln!(
-        s,
-        "{indent}if ({}) {{ {frees}return 2; }}",
-        missing.join(" || ")
-    );
+    let buffers: Vec<Buffer> = copies
+        .iter()
+        .map(|c| Buffer {
+            name: c.copy.clone(),
+            scalar: c.scalar,
+            count: format!("(size_t){mult} * {}", c.row),
+            zeroed: c.caller != "out",
+        })
+        .collect();
+    let frees = allocate(&buffers, indent, &mut s);
     for c in copies.iter().filter(|c| c.caller != "out") {
         let _ = writeln!(
             s,
@@ -509,9 +470,56 @@ fn rows_in_place(
             row = c.row
         );
     }
-    let _ = writeln!(s, "{indent}{}", frees.trim_end());
+    let _ = writeln!(s, "{indent}{}", frees);
     let _ = writeln!(s, "{indent}return {rc};\n    }}");
     Ok(s)
+}
+
+/// A buffer the wrapper allocates: zero-filled for an input's padded copy, left as it is for
+/// the output's.
+struct Buffer {
+    name: String,
+    scalar: &'static str,
+    /// Its element count, as a `size_t` expression.
+    count: String,
+    zeroed: bool,
+}
+
+/// Writes the allocation of `buffers` (each freed again, and 2 returned, when one fails) and
+/// returns the statement that frees them all (empty when there are none).
+fn allocate(buffers: &[Buffer], indent: &str, s: &mut String) -> String {
+    for b in buffers {
+        let alloc = if b.zeroed {
+            format!("calloc({}, sizeof({}))", b.count, b.scalar)
+        } else {
+            format!("malloc({} * sizeof({}))", b.count, b.scalar)
+        };
+        let _ = writeln!(s, "{indent}{} *{} = {alloc};", b.scalar, b.name);
+    }
+    let frees: String = buffers.iter().rev().map(|b| format!("free({}); ", b.name)).collect();
+    let missing: Vec<String> = buffers.iter().map(|b| format!("!{}", b.name)).collect();
+    if !missing.is_empty() {
+        let _ = writeln!(s, "{indent}if ({}) {{ {frees}return 2; }}", missing.join(" || "));
+    }
+    frees.trim_end().to_string()
+}
+
+/// `SIZE % MULTIPLE == 0` for each size that has a multiple, but `except`.
+fn divisible(k: &Kernel, except: Option<usize>) -> Vec<String> {
+    k.size_names
+        .iter()
+        .zip(&k.plan.multiples)
+        .enumerate()
+        .filter(|(p, _)| Some(*p) != except)
+        .filter_map(|(_, (n, m))| m.map(|m| format!("{n} % {m} == 0")))
+        .collect()
+}
+
+/// A translator that names the size parameters `names` (for sizes as C), knowing `facts`.
+fn sizes_named(names: &[String], facts: &[crate::ir::nat::Nat]) -> Translator {
+    let mut t = Translator::new(names.iter().cloned().map(SizeBinding::Named).collect(), &[]);
+    t.facts = facts.to_vec();
+    t
 }
 
 /// The element count of a padded buffer, as a `size_t` product of its rounded dimensions.

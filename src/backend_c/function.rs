@@ -336,7 +336,8 @@ fn emit_unnamed(
         Vec::new()
     };
     let (stmts, temps, vectors) = low.finish();
-    // Sizes that violate the facts: rounded up by a wrapper, or refused.
+    // Sizes that violate the facts: rounded up by a wrapper (`plan`), or refused.
+    let mut plan = None;
     let size_handling = if options.sizes.is_some()
         || fact_checks.iter().all(|(_, d, _)| *d == 1)
     {
@@ -345,17 +346,19 @@ fn emit_unnamed(
         SizeHandling::Exact(None)
     } else {
         match edges::plan(program, &size_names, &fact_checks) {
-            Ok(plan) => SizeHandling::RoundedUp(
-                size_names
+            Ok(p) => {
+                let multiples = size_names
                     .iter()
-                    .zip(&plan.multiples)
+                    .zip(&p.multiples)
                     .filter_map(|(n, m)| m.map(|m| (n.clone(), m)))
-                    .collect(),
-            ),
+                    .collect();
+                plan = Some(p);
+                SizeHandling::RoundedUp(multiples)
+            }
             Err(why) => SizeHandling::Exact(Some(why)),
         }
     };
-    let rounded = matches!(size_handling, SizeHandling::RoundedUp(_));
+    let rounded = plan.is_some();
     let kernel_name = if rounded {
         format!("{fname}_tiles")
     } else {
@@ -529,8 +532,7 @@ fn emit_unnamed(
         let _ = writeln!(src, "    {puts}{release_kept}");
     }
     let _ = writeln!(src, "    return 0;\n}}");
-    if let SizeHandling::RoundedUp(_) = &size_handling {
-        let plan = edges::plan(program, &size_names, &fact_checks).map_err(CodegenError::new)?;
+    if let Some(plan) = &plan {
         let params: Vec<(String, Type)> = param_names
             .iter()
             .cloned()
@@ -546,7 +548,7 @@ fn emit_unnamed(
                 size_names: &size_names,
                 params: &params,
                 result: &result_ty,
-                plan: &plan,
+                plan,
             },
             &doc,
         )?);

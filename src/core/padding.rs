@@ -96,14 +96,38 @@ type Env<'a> = Rc<Vec<Abs<'a>>>;
 /// evaluate their functions once for real and once for padding elements).
 const STEP_LIMIT: usize = 1_000_000;
 
+/// A program's term seen through its binders: the value parameters' types (outermost first)
+/// and the body, inside `size_params` size lambdas; `None` when the size lambdas are not the
+/// outermost binders.
+fn peel(term: &Expr, size_params: usize) -> Option<(Vec<&Type>, &Expr)> {
+    let mut body = term;
+    for _ in 0..size_params {
+        match &body.kind {
+            ExprKind::NatLambda(b) => body = b,
+            _ => return None,
+        }
+    }
+    let mut params = Vec::new();
+    while let (ExprKind::Lambda(b), TypeNode::Fun(param, _)) = (&body.kind, body.ty.get()) {
+        params.push(param);
+        body = b;
+    }
+    Some((params, body))
+}
+
+/// The size parameter (outermost first, of `count`) that nat index `j` inside all size
+/// binders names.
+fn size_param(count: usize, j: u32) -> Option<usize> {
+    count.checked_sub(1 + j as usize)
+}
+
 /// Whether zero-padding the inputs along the size parameters marked in `padded` (one flag per
 /// size parameter of `term`, outermost first) leaves every in-range element of the result
 /// unchanged. `term` is a program's closed term: its size lambdas, then its value lambdas.
 pub fn check(term: &Expr, padded: &[bool]) -> Result<(), NotPaddable> {
     let count = padded.len();
-    // Nat index j inside all size binders is size parameter count-1-j.
     let is_padded = |n: &Nat| match n.as_atom() {
-        Some(NatAtom::Index(j)) => (*j as usize) < count && padded[count - 1 - *j as usize],
+        Some(NatAtom::Index(j)) => size_param(count, *j).is_some_and(|p| padded[p]),
         _ => false,
     };
     let mentions_padded = |n: &Nat| {
@@ -111,20 +135,15 @@ pub fn check(term: &Expr, padded: &[bool]) -> Result<(), NotPaddable> {
         crate::ir::nat::free_indices(n, 0, &mut found);
         found
             .iter()
-            .any(|j| (*j as usize) < count && padded[count - 1 - *j as usize])
+            .any(|j| size_param(count, *j).is_some_and(|p| padded[p]))
     };
-    let mut body = term;
-    for _ in 0..count {
-        match &body.kind {
-            ExprKind::NatLambda(b) => body = b,
-            _ => return refuse("the program's size parameters are not its outermost binders"),
-        }
-    }
-    let mut inputs: Vec<Abs> = Vec::new();
-    while let (ExprKind::Lambda(b), TypeNode::Fun(param, _)) = (&body.kind, body.ty.get()) {
-        inputs.push(input(param, false, &is_padded, &mentions_padded)?);
-        body = b;
-    }
+    let Some((params, body)) = peel(term, count) else {
+        return refuse("the program's size parameters are not its outermost binders");
+    };
+    let inputs: Vec<Abs> = params
+        .iter()
+        .map(|param| input(param, false, &is_padded, &mentions_padded))
+        .collect::<R<_>>()?;
     check_dims(&body.ty, &is_padded, &mentions_padded)?;
     let mut interp = Interp { steps: 0 };
     let result = interp.eval(body, &Rc::new(inputs))?;
@@ -156,22 +175,17 @@ pub fn rows_independent(term: &Expr, size_params: usize, size: usize) -> bool {
         }
         Some(outer)
     };
-    let mut body = term;
-    for _ in 0..size_params {
-        match &body.kind {
-            ExprKind::NatLambda(b) => body = b,
-            _ => return false,
-        }
-    }
+    let Some((params, body)) = peel(term, size_params) else {
+        return false;
+    };
     // For each value parameter (outermost first): whether the size is its outermost dimension.
-    let mut rows: Vec<bool> = Vec::new();
-    while let (ExprKind::Lambda(b), TypeNode::Fun(param, _)) = (&body.kind, body.ty.get()) {
-        match outermost_only(param) {
-            Some(outer) => rows.push(outer),
-            None => return false,
-        }
-        body = b;
-    }
+    let Some(rows) = params
+        .iter()
+        .map(|param| outermost_only(param))
+        .collect::<Option<Vec<bool>>>()
+    else {
+        return false;
+    };
     if outermost_only(&body.ty) != Some(true) {
         return false;
     }
