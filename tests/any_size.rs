@@ -141,3 +141,59 @@ fn the_generated_function_says_how_it_treats_sizes() {
         "{header}"
     );
 }
+
+#[test]
+fn a_program_zero_padding_would_change_keeps_its_checks_and_says_why() {
+    // A product over blocks of 4: padding with zeros would make it 0, so sizes that 4 does not
+    // divide are refused (the function returns 1), and risec says why.
+    let program = common::temp_file(
+        "prod.rise",
+        b"def prod {n : nat} (xs : n.f32) : f32 = xs |> reduce (fun a b => a * b) 1.0\n",
+    );
+    let sketch = common::temp_file(
+        "prod.sk",
+        b"step s {\n  rules = [reduce-seq, blocked-reduce(4)]\n  \
+          sketch = contains((reduceSeq : ? -> ? -> (n/4).? -> ?) ?)\n}\n",
+    );
+    let c = program.with_extension("c");
+    let o = common::risec(&[
+        program.to_str().unwrap(),
+        "--sketch",
+        sketch.to_str().unwrap(),
+        "-o",
+        c.to_str().unwrap(),
+    ]);
+    let err = common::stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("they cannot be rounded up")
+            && err.contains("whose operator does not ignore zeros"),
+        "{err}"
+    );
+    let source = std::fs::read_to_string(&c).unwrap();
+    assert!(source.contains("% 4 != 0) return 1;"), "{source}");
+    assert!(!source.contains("_tiles("), "{source}");
+}
+
+#[test]
+fn exact_sizes_keeps_the_kernel_alone_and_says_so() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("exact-sizes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("mm.c");
+    let o = common::risec(&[
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/blocking.sk",
+        "--exact-sizes",
+        "-o",
+        c.to_str().unwrap(),
+    ]);
+    let err = common::stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("(--exact-sizes): others return 1"), "{err}");
+    let source = std::fs::read_to_string(&c).unwrap();
+    assert!(
+        source.contains("% 32 != 0) return 1;") && !source.contains("_tiles("),
+        "{source}"
+    );
+}

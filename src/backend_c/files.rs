@@ -148,10 +148,10 @@ pub fn size_note(sizes: &SizeHandling) -> String {
             sizes.multiples_text()
         ),
         SizeHandling::Exact(None) => {
-            "sizes must satisfy the facts above (--exact-sizes): others return 1\n".to_string()
+            "sizes must satisfy the program's divisibility facts (--exact-sizes): others return 1\n".to_string()
         }
         SizeHandling::Exact(Some(why)) => format!(
-            "sizes must satisfy the facts above (others return 1): they cannot be rounded up: {why}\n"
+            "sizes must satisfy the program's divisibility facts (others return 1): they cannot be rounded up: {why}\n"
         ),
     }
 }
