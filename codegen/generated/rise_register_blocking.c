@@ -13,6 +13,11 @@ typedef float f32x8 __attribute__((vector_size(32)));
 #define f32x8_load_aligned(p) (*(const f32x8 *)__builtin_assume_aligned((p), 32))
 #define f32x8_store(p, ...) do { f32x8 v_ = (__VA_ARGS__); memcpy((p), &v_, sizeof v_); } while (0)
 #define f32x8_store_aligned(p, ...) (*(f32x8 *)__builtin_assume_aligned((p), 32) = (__VA_ARGS__))
+/* the first `count` lanes (every lane from 8 on, none from 0 down), the others zero */
+#define f32x8_load_first(p, count) ({ f32x8 l_ = {0}; int c_ = (count); \
+    if (c_ >= 8) memcpy(&l_, (p), sizeof l_); else if (c_ > 0) memcpy(&l_, (p), (size_t)c_ * sizeof(float)); l_; })
+#define f32x8_store_first(p, count, ...) do { f32x8 v_ = (__VA_ARGS__); int c_ = (count); \
+    if (c_ >= 8) memcpy((p), &v_, sizeof v_); else if (c_ > 0) memcpy((p), &v_, (size_t)c_ * sizeof(float)); } while (0)
 
 #include <stdatomic.h>
 #if defined(__linux__)
@@ -44,14 +49,17 @@ static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
 static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
 
 /* The temporaries kept between calls, and whether a call is using them. */
-static rise_temp_slot rise_register_blocking_temps[2];
+static rise_temp_slot rise_register_blocking_temps[4];
 static atomic_flag rise_register_blocking_temps_busy = ATOMIC_FLAG_INIT;
 
 void rise_register_blocking_release_temporaries(void) {
     if (atomic_flag_test_and_set_explicit(&rise_register_blocking_temps_busy, memory_order_acquire)) return;
-    for (int i = 0; i < 2; i++) { free(rise_register_blocking_temps[i].p); rise_register_blocking_temps[i].p = NULL; rise_register_blocking_temps[i].bytes = 0; }
+    for (int i = 0; i < 4; i++) { free(rise_register_blocking_temps[i].p); rise_register_blocking_temps[i].p = NULL; rise_register_blocking_temps[i].bytes = 0; }
     atomic_flag_clear_explicit(&rise_register_blocking_temps_busy, memory_order_release);
 }
+
+static inline int rise_edge_min(int a, int b) { return a < b ? a : b; }
+static inline int rise_edge_max(int a, int b) { return a > b ? a : b; }
 
 /* The kernel: sizes that satisfy its divisibility facts only. */
 static int rise_register_blocking_tiles(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
@@ -269,47 +277,1127 @@ static int rise_register_blocking_tiles(int m, int n, int k, float *restrict out
     return 0;
 }
 
-/* `matmul` compiled by risec from Rise.
- * Takes any positive sizes: sizes the tiles do not divide are rounded up
- * (m to a multiple of 48, n to a multiple of 512, k to a multiple of 768), the inputs copied into zero-padded
- * buffers and the result's corner copied back.
- * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large
- * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is
- * left untouched. */
-int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
-    if (m <= 0 || n <= 0 || k <= 0) return 1;
-    if (m % 48 == 0 && n % 512 == 0 && k % 768 == 0) return rise_register_blocking_tiles(m, n, k, out, a, b);
-    if (n % 512 == 0 && k % 768 == 0) {
-        /* Only `m` is not a multiple of 48: its last rows on padded copies, the others in place. */
-        const int m_main = m / 48 * 48, m_rest = m - m_main;
-        float *a_rest = calloc((size_t)48 * (size_t)k, sizeof(float));
-        float *out_rest = malloc((size_t)48 * (size_t)n * sizeof(float));
-        if (!a_rest || !out_rest) { free(out_rest); free(a_rest); return 2; }
-        memcpy(a_rest, a + (size_t)m_main * (size_t)k, (size_t)m_rest * (size_t)k * sizeof(float));
-        int rc = rise_register_blocking_tiles(48, n, k, out_rest, a_rest, b);
-        if (rc == 0 && m_main > 0) rc = rise_register_blocking_tiles(m_main, n, k, out, a, b);
-        if (rc == 0) memcpy(out + (size_t)m_main * (size_t)n, out_rest, (size_t)m_rest * (size_t)n * sizeof(float));
-        free(out_rest); free(a_rest);
-        return rc;
-    }
+/* The kernel at sizes rounded up to its tiles' multiples (m to a multiple of 48, n to a multiple of 512, k to a multiple of 768), on the caller's
+ * arrays: reads past them give zero, writes past `out` are skipped, and so are the loop
+ * iterations that only write there. */
+static int rise_register_blocking_edges(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
     if (m > INT_MAX - 47 || n > INT_MAX - 511 || k > INT_MAX - 767) return 3;
     const int m_up = (m + 47) / 48 * 48;
     const int n_up = (n + 511) / 512 * 512;
     const int k_up = (k + 767) / 768 * 768;
-    if ((long long)k_up * (long long)m_up > INT_MAX || (long long)k_up * (long long)n_up > INT_MAX || (long long)m_up * (long long)n_up > INT_MAX) return 3;
-    float *a_up = calloc((size_t)m_up * (size_t)k_up, sizeof(float));
-    float *b_up = calloc((size_t)k_up * (size_t)n_up, sizeof(float));
-    float *out_up = malloc((size_t)m_up * (size_t)n_up * sizeof(float));
-    if (!a_up || !b_up || !out_up) { free(out_up); free(b_up); free(a_up); return 2; }
-    for (int i0 = 0; i0 < m; i0++)
-        memcpy(a_up + (size_t)i0 * (size_t)k_up, a + (size_t)i0 * (size_t)k, (size_t)k * sizeof(float));
-    for (int i0 = 0; i0 < k; i0++)
-        memcpy(b_up + (size_t)i0 * (size_t)n_up, b + (size_t)i0 * (size_t)n, (size_t)n * sizeof(float));
-    int rc = rise_register_blocking_tiles(m_up, n_up, k_up, out_up, a_up, b_up);
-    if (rc == 0) {
-        for (int i0 = 0; i0 < m; i0++)
-            memcpy(out + (size_t)i0 * (size_t)n, out_up + (size_t)i0 * (size_t)n_up, (size_t)n * sizeof(float));
+    if ((long long)m_up * (long long)n_up > INT_MAX || (long long)k_up * (long long)m_up > INT_MAX || (long long)k_up * (long long)n_up > INT_MAX || (long long)k_up * ((long long)n_up / 16) * 16 > INT_MAX || (long long)k_up * ((long long)m_up / 6) * 6 > INT_MAX) return 3;
+#if defined(RISE_FRESH_TEMPORARIES)
+    const int rise_kept = 0;
+#else
+    const int rise_kept = !atomic_flag_test_and_set_explicit(&rise_register_blocking_temps_busy, memory_order_acquire);
+#endif
+    float *mem = rise_temp_get(rise_kept, &rise_register_blocking_temps[2], (size_t)(k_up * (n_up / 16) * 16) * sizeof(float));
+    float *mem1 = rise_temp_get(rise_kept, &rise_register_blocking_temps[3], (size_t)(k_up * (m_up / 6) * 6) * sizeof(float));
+    if (!mem || !mem1) { rise_temp_put(rise_kept, mem1); rise_temp_put(rise_kept, mem); if (rise_kept) atomic_flag_clear_explicit(&rise_register_blocking_temps_busy, memory_order_release); return 2; }
+    // toMem: materialised into mem because it is read (reads past its real sizes give zero)
+    #pragma omp parallel for
+    for (int b_blk = 0; b_blk < (n_up / 16); b_blk++) { // mapPar
+        if (b_blk * 16 + 15 < n) { // every access in range
+            int32_t b_col_live = rise_edge_min(k_up, k);
+            for (int b_col = 0; b_col < b_col_live; b_col++) { // copy
+                for (int b_i = 0; b_i < 16; b_i++) { // copy
+                    mem[b_blk * k_up * 16 + b_col * 16 + b_i] = b[b_col * n + b_blk * 16 + b_i];
+                }
+            }
+        } else {
+            int32_t b_col_live = rise_edge_min(k_up, k);
+            for (int b_col = 0; b_col < b_col_live; b_col++) { // copy
+                if (b_blk * 16 + 15 < n) { // every access in range
+                    for (int b_i = 0; b_i < 16; b_i++) { // copy
+                        mem[b_blk * k_up * 16 + b_col * 16 + b_i] = b[b_col * n + b_blk * 16 + b_i];
+                    }
+                } else {
+                    for (int b_i = 0; b_i < 16; b_i++) { // copy
+                        mem[b_blk * k_up * 16 + b_col * 16 + b_i] = (b_blk * 16 + b_i < n ? b[b_col * n + b_blk * 16 + b_i] : 0);
+                    }
+                }
+            }
+        }
     }
-    free(out_up); free(b_up); free(a_up);
-    return rc;
+    // toMem: materialised into mem1 because it is read (reads past its real sizes give zero)
+    #pragma omp parallel for
+    for (int a_blk = 0; a_blk < (m_up / 6); a_blk++) { // mapPar
+        if (a_blk * 6 + 5 < m) { // every access in range
+            int32_t a_col_live = rise_edge_min(k_up, k);
+            for (int a_col = 0; a_col < a_col_live; a_col++) { // copy
+                for (int a_i = 0; a_i < 6; a_i++) { // copy
+                    mem1[a_blk * k_up * 6 + a_col * 6 + a_i] = a[a_blk * k * 6 + a_i * k + a_col];
+                }
+            }
+        } else {
+            int32_t a_col_live = rise_edge_min(k_up, k);
+            for (int a_col = 0; a_col < a_col_live; a_col++) { // copy
+                if (a_blk * 6 + 5 < m) { // every access in range
+                    for (int a_i = 0; a_i < 6; a_i++) { // copy
+                        mem1[a_blk * k_up * 6 + a_col * 6 + a_i] = a[a_blk * k * 6 + a_i * k + a_col];
+                    }
+                } else {
+                    for (int a_i = 0; a_i < 6; a_i++) { // copy
+                        mem1[a_blk * k_up * 6 + a_col * 6 + a_i] = (a_blk * 6 + a_i < m ? a[a_blk * k * 6 + a_i * k + a_col] : 0);
+                    }
+                }
+            }
+        }
+    }
+    for (int mem_blk = 0; mem_blk < (n_up / 512); mem_blk++) { // mapSeq
+        if ((m_up / 48) * 48 - 1 < m && mem_blk * 512 + 511 < n) { // every access in range
+            // reduceSeq: initialise the accumulator out
+            int32_t g_row_live = rise_edge_min(m_up, m);
+            #pragma omp parallel for
+            for (int g_row = 0; g_row < g_row_live; g_row++) { // copy
+                int32_t g_i_live = rise_edge_min(512, n - mem_blk * 512);
+                for (int g_i = 0; g_i < g_i_live; g_i++) { // copy
+                    out[g_row * n + mem_blk * 512 + g_i] = 0.0f;
+                }
+            }
+            for (int k_mem1_col = 0; k_mem1_col < (k_up / 768); k_mem1_col++) { // reduceSeq
+                #pragma omp parallel for
+                for (int out_blk = 0; out_blk < (m_up / 48); out_blk++) { // mapPar
+                    for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
+                        for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
+                            float acc[96] __attribute__((aligned(64)));
+                            // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
+                            // reduceSeq: initialise the accumulator acc
+                            { // copy: iteration 0
+                                { // copy: iteration 0
+                                    f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
+                                }
+                            }
+                            { // copy: iteration 1
+                                { // copy: iteration 0
+                                    f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
+                                }
+                            }
+                            { // copy: iteration 2
+                                { // copy: iteration 0
+                                    f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
+                                }
+                            }
+                            { // copy: iteration 3
+                                { // copy: iteration 0
+                                    f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
+                                }
+                            }
+                            { // copy: iteration 4
+                                { // copy: iteration 0
+                                    f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
+                                }
+                            }
+                            { // copy: iteration 5
+                                { // copy: iteration 0
+                                    f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
+                                }
+                            }
+                            int32_t k_out_col_live = rise_edge_min(768, k - k_mem1_col * 768);
+                            for (int k_out_col = 0; k_out_col < k_out_col_live; k_out_col++) { // reduceSeq
+                                { // mapSeqUnroll: iteration 0
+                                    { // mapSeqUnroll: iteration 0
+                                        float s = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                        f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        float s1 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                        f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                    }
+                                }
+                                { // mapSeqUnroll: iteration 1
+                                    { // mapSeqUnroll: iteration 0
+                                        float s2 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                        f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        float s3 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                        f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                    }
+                                }
+                                { // mapSeqUnroll: iteration 2
+                                    { // mapSeqUnroll: iteration 0
+                                        float s4 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                        f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        float s5 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                        f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                    }
+                                }
+                                { // mapSeqUnroll: iteration 3
+                                    { // mapSeqUnroll: iteration 0
+                                        float s6 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                        f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        float s7 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                        f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                    }
+                                }
+                                { // mapSeqUnroll: iteration 4
+                                    { // mapSeqUnroll: iteration 0
+                                        float s8 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                        f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        float s9 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                        f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                    }
+                                }
+                                { // mapSeqUnroll: iteration 5
+                                    { // mapSeqUnroll: iteration 0
+                                        float s10 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                        f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        float s11 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                        f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                    }
+                                }
+                            }
+                            { // copy: iteration 0
+                                { // copy: iteration 0
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
+                                }
+                            }
+                            { // copy: iteration 1
+                                { // copy: iteration 0
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
+                                }
+                            }
+                            { // copy: iteration 2
+                                { // copy: iteration 0
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
+                                }
+                            }
+                            { // copy: iteration 3
+                                { // copy: iteration 0
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
+                                }
+                            }
+                            { // copy: iteration 4
+                                { // copy: iteration 0
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
+                                }
+                            }
+                            { // copy: iteration 5
+                                { // copy: iteration 0
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
+                                }
+                                { // copy: iteration 1
+                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        } else {
+            // reduceSeq: initialise the accumulator out
+            int32_t g_row_live = rise_edge_min(m_up, m);
+            #pragma omp parallel for
+            for (int g_row = 0; g_row < g_row_live; g_row++) { // copy
+                int32_t g_i_live = rise_edge_min(512, n - mem_blk * 512);
+                for (int g_i = 0; g_i < g_i_live; g_i++) { // copy
+                    out[g_row * n + mem_blk * 512 + g_i] = 0.0f;
+                }
+            }
+            for (int k_mem1_col = 0; k_mem1_col < (k_up / 768); k_mem1_col++) { // reduceSeq
+                if ((m_up / 48) * 48 - 1 < m && mem_blk * 512 + 511 < n) { // every access in range
+                    #pragma omp parallel for
+                    for (int out_blk = 0; out_blk < (m_up / 48); out_blk++) { // mapPar
+                        for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
+                            for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
+                                float acc[96] __attribute__((aligned(64)));
+                                // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
+                                // reduceSeq: initialise the accumulator acc
+                                { // copy: iteration 0
+                                    { // copy: iteration 0
+                                        f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
+                                    }
+                                }
+                                { // copy: iteration 1
+                                    { // copy: iteration 0
+                                        f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
+                                    }
+                                }
+                                { // copy: iteration 2
+                                    { // copy: iteration 0
+                                        f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
+                                    }
+                                }
+                                { // copy: iteration 3
+                                    { // copy: iteration 0
+                                        f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
+                                    }
+                                }
+                                { // copy: iteration 4
+                                    { // copy: iteration 0
+                                        f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
+                                    }
+                                }
+                                { // copy: iteration 5
+                                    { // copy: iteration 0
+                                        f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
+                                    }
+                                }
+                                int32_t k_out_col_live = rise_edge_min(768, k - k_mem1_col * 768);
+                                for (int k_out_col = 0; k_out_col < k_out_col_live; k_out_col++) { // reduceSeq
+                                    { // mapSeqUnroll: iteration 0
+                                        { // mapSeqUnroll: iteration 0
+                                            float s = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                            f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            float s1 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                            f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                        }
+                                    }
+                                    { // mapSeqUnroll: iteration 1
+                                        { // mapSeqUnroll: iteration 0
+                                            float s2 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                            f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            float s3 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                            f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                        }
+                                    }
+                                    { // mapSeqUnroll: iteration 2
+                                        { // mapSeqUnroll: iteration 0
+                                            float s4 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                            f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            float s5 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                            f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                        }
+                                    }
+                                    { // mapSeqUnroll: iteration 3
+                                        { // mapSeqUnroll: iteration 0
+                                            float s6 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                            f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            float s7 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                            f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                        }
+                                    }
+                                    { // mapSeqUnroll: iteration 4
+                                        { // mapSeqUnroll: iteration 0
+                                            float s8 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                            f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            float s9 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                            f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                        }
+                                    }
+                                    { // mapSeqUnroll: iteration 5
+                                        { // mapSeqUnroll: iteration 0
+                                            float s10 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                            f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            float s11 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                            f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                        }
+                                    }
+                                }
+                                { // copy: iteration 0
+                                    { // copy: iteration 0
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
+                                    }
+                                }
+                                { // copy: iteration 1
+                                    { // copy: iteration 0
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
+                                    }
+                                }
+                                { // copy: iteration 2
+                                    { // copy: iteration 0
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
+                                    }
+                                }
+                                { // copy: iteration 3
+                                    { // copy: iteration 0
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
+                                    }
+                                }
+                                { // copy: iteration 4
+                                    { // copy: iteration 0
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
+                                    }
+                                }
+                                { // copy: iteration 5
+                                    { // copy: iteration 0
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
+                                    }
+                                    { // copy: iteration 1
+                                        f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    int32_t out_blk_live = rise_edge_min((m_up / 48), (m + 47) / 48);
+                    #pragma omp parallel for
+                    for (int out_blk = 0; out_blk < out_blk_live; out_blk++) { // mapPar
+                        if (out_blk * 48 + 47 < m && mem_blk * 512 + 511 < n) { // every access in range
+                            for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
+                                for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
+                                    float acc[96] __attribute__((aligned(64)));
+                                    // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
+                                    // reduceSeq: initialise the accumulator acc
+                                    { // copy: iteration 0
+                                        { // copy: iteration 0
+                                            f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
+                                        }
+                                    }
+                                    { // copy: iteration 1
+                                        { // copy: iteration 0
+                                            f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
+                                        }
+                                    }
+                                    { // copy: iteration 2
+                                        { // copy: iteration 0
+                                            f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
+                                        }
+                                    }
+                                    { // copy: iteration 3
+                                        { // copy: iteration 0
+                                            f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
+                                        }
+                                    }
+                                    { // copy: iteration 4
+                                        { // copy: iteration 0
+                                            f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
+                                        }
+                                    }
+                                    { // copy: iteration 5
+                                        { // copy: iteration 0
+                                            f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
+                                        }
+                                    }
+                                    int32_t k_out_col_live = rise_edge_min(768, k - k_mem1_col * 768);
+                                    for (int k_out_col = 0; k_out_col < k_out_col_live; k_out_col++) { // reduceSeq
+                                        { // mapSeqUnroll: iteration 0
+                                            { // mapSeqUnroll: iteration 0
+                                                float s = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                float s1 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                            }
+                                        }
+                                        { // mapSeqUnroll: iteration 1
+                                            { // mapSeqUnroll: iteration 0
+                                                float s2 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                float s3 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                            }
+                                        }
+                                        { // mapSeqUnroll: iteration 2
+                                            { // mapSeqUnroll: iteration 0
+                                                float s4 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                float s5 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                            }
+                                        }
+                                        { // mapSeqUnroll: iteration 3
+                                            { // mapSeqUnroll: iteration 0
+                                                float s6 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                float s7 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                            }
+                                        }
+                                        { // mapSeqUnroll: iteration 4
+                                            { // mapSeqUnroll: iteration 0
+                                                float s8 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                float s9 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                            }
+                                        }
+                                        { // mapSeqUnroll: iteration 5
+                                            { // mapSeqUnroll: iteration 0
+                                                float s10 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                float s11 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                            }
+                                        }
+                                    }
+                                    { // copy: iteration 0
+                                        { // copy: iteration 0
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
+                                        }
+                                    }
+                                    { // copy: iteration 1
+                                        { // copy: iteration 0
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
+                                        }
+                                    }
+                                    { // copy: iteration 2
+                                        { // copy: iteration 0
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
+                                        }
+                                    }
+                                    { // copy: iteration 3
+                                        { // copy: iteration 0
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
+                                        }
+                                    }
+                                    { // copy: iteration 4
+                                        { // copy: iteration 0
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
+                                        }
+                                    }
+                                    { // copy: iteration 5
+                                        { // copy: iteration 0
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
+                                        }
+                                        { // copy: iteration 1
+                                            f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
+                                        }
+                                    }
+                                }
+                            }
+                        } else {
+                            int32_t out_col_live = rise_edge_min(32, (n + 15 - mem_blk * 512) / 16);
+                            for (int out_col = 0; out_col < out_col_live; out_col++) { // mapSeq
+                                if (out_blk * 48 + 47 < m && mem_blk * 512 + out_col * 16 + 15 < n) { // every access in range
+                                    for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
+                                        float acc[96] __attribute__((aligned(64)));
+                                        // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
+                                        // reduceSeq: initialise the accumulator acc
+                                        { // copy: iteration 0
+                                            { // copy: iteration 0
+                                                f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
+                                            }
+                                        }
+                                        { // copy: iteration 1
+                                            { // copy: iteration 0
+                                                f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
+                                            }
+                                        }
+                                        { // copy: iteration 2
+                                            { // copy: iteration 0
+                                                f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
+                                            }
+                                        }
+                                        { // copy: iteration 3
+                                            { // copy: iteration 0
+                                                f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
+                                            }
+                                        }
+                                        { // copy: iteration 4
+                                            { // copy: iteration 0
+                                                f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
+                                            }
+                                        }
+                                        { // copy: iteration 5
+                                            { // copy: iteration 0
+                                                f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
+                                            }
+                                        }
+                                        int32_t k_out_col_live = rise_edge_min(768, k - k_mem1_col * 768);
+                                        for (int k_out_col = 0; k_out_col < k_out_col_live; k_out_col++) { // reduceSeq
+                                            { // mapSeqUnroll: iteration 0
+                                                { // mapSeqUnroll: iteration 0
+                                                    float s = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                    f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    float s1 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                    f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                }
+                                            }
+                                            { // mapSeqUnroll: iteration 1
+                                                { // mapSeqUnroll: iteration 0
+                                                    float s2 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                    f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    float s3 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                    f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                }
+                                            }
+                                            { // mapSeqUnroll: iteration 2
+                                                { // mapSeqUnroll: iteration 0
+                                                    float s4 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                    f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    float s5 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                    f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                }
+                                            }
+                                            { // mapSeqUnroll: iteration 3
+                                                { // mapSeqUnroll: iteration 0
+                                                    float s6 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                    f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    float s7 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                    f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                }
+                                            }
+                                            { // mapSeqUnroll: iteration 4
+                                                { // mapSeqUnroll: iteration 0
+                                                    float s8 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                    f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    float s9 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                    f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                }
+                                            }
+                                            { // mapSeqUnroll: iteration 5
+                                                { // mapSeqUnroll: iteration 0
+                                                    float s10 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                    f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    float s11 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                    f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                }
+                                            }
+                                        }
+                                        { // copy: iteration 0
+                                            { // copy: iteration 0
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
+                                            }
+                                        }
+                                        { // copy: iteration 1
+                                            { // copy: iteration 0
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
+                                            }
+                                        }
+                                        { // copy: iteration 2
+                                            { // copy: iteration 0
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
+                                            }
+                                        }
+                                        { // copy: iteration 3
+                                            { // copy: iteration 0
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
+                                            }
+                                        }
+                                        { // copy: iteration 4
+                                            { // copy: iteration 0
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
+                                            }
+                                        }
+                                        { // copy: iteration 5
+                                            { // copy: iteration 0
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
+                                            }
+                                            { // copy: iteration 1
+                                                f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
+                                            }
+                                        }
+                                    }
+                                } else {
+                                    int32_t out_row_live = rise_edge_min(8, (m + 5 - out_blk * 48) / 6);
+                                    for (int out_row = 0; out_row < out_row_live; out_row++) { // mapSeq
+                                        if (out_blk * 48 + out_row * 6 + 5 < m && mem_blk * 512 + out_col * 16 + 15 < n) { // every access in range
+                                            float acc[96] __attribute__((aligned(64)));
+                                            // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
+                                            // reduceSeq: initialise the accumulator acc
+                                            { // copy: iteration 0
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[0], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[8], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8]));
+                                                }
+                                            }
+                                            { // copy: iteration 1
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[16], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[24], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8]));
+                                                }
+                                            }
+                                            { // copy: iteration 2
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[32], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[40], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8]));
+                                                }
+                                            }
+                                            { // copy: iteration 3
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[48], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[56], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8]));
+                                                }
+                                            }
+                                            { // copy: iteration 4
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[64], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[72], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8]));
+                                                }
+                                            }
+                                            { // copy: iteration 5
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[80], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[88], f32x8_load(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8]));
+                                                }
+                                            }
+                                            int32_t k_out_col_live = rise_edge_min(768, k - k_mem1_col * 768);
+                                            for (int k_out_col = 0; k_out_col < k_out_col_live; k_out_col++) { // reduceSeq
+                                                { // mapSeqUnroll: iteration 0
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                        f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s1 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                        f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s2 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                        f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s3 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                        f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 2
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s4 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                        f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s5 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                        f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 3
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s6 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                        f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s7 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                        f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 4
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s8 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                        f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s9 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                        f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 5
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s10 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                        f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s11 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                        f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                            }
+                                            { // copy: iteration 0
+                                                { // copy: iteration 0
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], f32x8_load_aligned(&acc[0]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], f32x8_load_aligned(&acc[8]));
+                                                }
+                                            }
+                                            { // copy: iteration 1
+                                                { // copy: iteration 0
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], f32x8_load_aligned(&acc[16]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], f32x8_load_aligned(&acc[24]));
+                                                }
+                                            }
+                                            { // copy: iteration 2
+                                                { // copy: iteration 0
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], f32x8_load_aligned(&acc[32]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], f32x8_load_aligned(&acc[40]));
+                                                }
+                                            }
+                                            { // copy: iteration 3
+                                                { // copy: iteration 0
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], f32x8_load_aligned(&acc[48]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], f32x8_load_aligned(&acc[56]));
+                                                }
+                                            }
+                                            { // copy: iteration 4
+                                                { // copy: iteration 0
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], f32x8_load_aligned(&acc[64]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], f32x8_load_aligned(&acc[72]));
+                                                }
+                                            }
+                                            { // copy: iteration 5
+                                                { // copy: iteration 0
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], f32x8_load_aligned(&acc[80]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], f32x8_load_aligned(&acc[88]));
+                                                }
+                                            }
+                                        } else {
+                                            float acc[96] __attribute__((aligned(64)));
+                                            // reduceSeq: the accumulator acc (6.16.f32) is small enough to stay in registers
+                                            // reduceSeq: initialise the accumulator acc
+                                            { // copy: iteration 0
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[0], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], (out_blk * 48 + out_row * 6 < m ? n - mem_blk * 512 - out_col * 16 : 0)));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[8], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], (out_blk * 48 + out_row * 6 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0)));
+                                                }
+                                            }
+                                            { // copy: iteration 1
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[16], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], (out_blk * 48 + out_row * 6 + 1 < m ? n - mem_blk * 512 - out_col * 16 : 0)));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[24], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], (out_blk * 48 + out_row * 6 + 1 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0)));
+                                                }
+                                            }
+                                            { // copy: iteration 2
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[32], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], (out_blk * 48 + out_row * 6 + 2 < m ? n - mem_blk * 512 - out_col * 16 : 0)));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[40], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], (out_blk * 48 + out_row * 6 + 2 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0)));
+                                                }
+                                            }
+                                            { // copy: iteration 3
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[48], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], (out_blk * 48 + out_row * 6 + 3 < m ? n - mem_blk * 512 - out_col * 16 : 0)));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[56], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], (out_blk * 48 + out_row * 6 + 3 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0)));
+                                                }
+                                            }
+                                            { // copy: iteration 4
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[64], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], (out_blk * 48 + out_row * 6 + 4 < m ? n - mem_blk * 512 - out_col * 16 : 0)));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[72], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], (out_blk * 48 + out_row * 6 + 4 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0)));
+                                                }
+                                            }
+                                            { // copy: iteration 5
+                                                { // copy: iteration 0
+                                                    f32x8_store_aligned(&acc[80], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], (out_blk * 48 + out_row * 6 + 5 < m ? n - mem_blk * 512 - out_col * 16 : 0)));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_aligned(&acc[88], f32x8_load_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], (out_blk * 48 + out_row * 6 + 5 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0)));
+                                                }
+                                            }
+                                            int32_t k_out_col_live = rise_edge_min(768, k - k_mem1_col * 768);
+                                            for (int k_out_col = 0; k_out_col < k_out_col_live; k_out_col++) { // reduceSeq
+                                                { // mapSeqUnroll: iteration 0
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                        f32x8_store_aligned(&acc[0], f32x8_load_aligned(&acc[0]) + ((f32x8){s, s, s, s, s, s, s, s} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s1 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6];
+                                                        f32x8_store_aligned(&acc[8], f32x8_load_aligned(&acc[8]) + ((f32x8){s1, s1, s1, s1, s1, s1, s1, s1} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 1
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s2 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                        f32x8_store_aligned(&acc[16], f32x8_load_aligned(&acc[16]) + ((f32x8){s2, s2, s2, s2, s2, s2, s2, s2} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s3 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 1];
+                                                        f32x8_store_aligned(&acc[24], f32x8_load_aligned(&acc[24]) + ((f32x8){s3, s3, s3, s3, s3, s3, s3, s3} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 2
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s4 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                        f32x8_store_aligned(&acc[32], f32x8_load_aligned(&acc[32]) + ((f32x8){s4, s4, s4, s4, s4, s4, s4, s4} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s5 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 2];
+                                                        f32x8_store_aligned(&acc[40], f32x8_load_aligned(&acc[40]) + ((f32x8){s5, s5, s5, s5, s5, s5, s5, s5} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 3
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s6 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                        f32x8_store_aligned(&acc[48], f32x8_load_aligned(&acc[48]) + ((f32x8){s6, s6, s6, s6, s6, s6, s6, s6} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s7 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 3];
+                                                        f32x8_store_aligned(&acc[56], f32x8_load_aligned(&acc[56]) + ((f32x8){s7, s7, s7, s7, s7, s7, s7, s7} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 4
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s8 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                        f32x8_store_aligned(&acc[64], f32x8_load_aligned(&acc[64]) + ((f32x8){s8, s8, s8, s8, s8, s8, s8, s8} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s9 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 4];
+                                                        f32x8_store_aligned(&acc[72], f32x8_load_aligned(&acc[72]) + ((f32x8){s9, s9, s9, s9, s9, s9, s9, s9} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                                { // mapSeqUnroll: iteration 5
+                                                    { // mapSeqUnroll: iteration 0
+                                                        float s10 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                        f32x8_store_aligned(&acc[80], f32x8_load_aligned(&acc[80]) + ((f32x8){s10, s10, s10, s10, s10, s10, s10, s10} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16])));
+                                                    }
+                                                    { // mapSeqUnroll: iteration 1
+                                                        float s11 = mem1[out_blk * k_up * 48 + out_row * k_up * 6 + k_mem1_col * 4608 + k_out_col * 6 + 5];
+                                                        f32x8_store_aligned(&acc[88], f32x8_load_aligned(&acc[88]) + ((f32x8){s11, s11, s11, s11, s11, s11, s11, s11} * f32x8_load(&mem[mem_blk * k_up * 512 + out_col * k_up * 16 + k_mem1_col * 12288 + k_out_col * 16 + 8])));
+                                                    }
+                                                }
+                                            }
+                                            { // copy: iteration 0
+                                                { // copy: iteration 0
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16], (out_blk * 48 + out_row * 6 < m ? n - mem_blk * 512 - out_col * 16 : 0), f32x8_load_aligned(&acc[0]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + 8], (out_blk * 48 + out_row * 6 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0), f32x8_load_aligned(&acc[8]));
+                                                }
+                                            }
+                                            { // copy: iteration 1
+                                                { // copy: iteration 0
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n], (out_blk * 48 + out_row * 6 + 1 < m ? n - mem_blk * 512 - out_col * 16 : 0), f32x8_load_aligned(&acc[16]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n + 8], (out_blk * 48 + out_row * 6 + 1 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0), f32x8_load_aligned(&acc[24]));
+                                                }
+                                            }
+                                            { // copy: iteration 2
+                                                { // copy: iteration 0
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2], (out_blk * 48 + out_row * 6 + 2 < m ? n - mem_blk * 512 - out_col * 16 : 0), f32x8_load_aligned(&acc[32]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 2 + 8], (out_blk * 48 + out_row * 6 + 2 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0), f32x8_load_aligned(&acc[40]));
+                                                }
+                                            }
+                                            { // copy: iteration 3
+                                                { // copy: iteration 0
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3], (out_blk * 48 + out_row * 6 + 3 < m ? n - mem_blk * 512 - out_col * 16 : 0), f32x8_load_aligned(&acc[48]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 3 + 8], (out_blk * 48 + out_row * 6 + 3 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0), f32x8_load_aligned(&acc[56]));
+                                                }
+                                            }
+                                            { // copy: iteration 4
+                                                { // copy: iteration 0
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4], (out_blk * 48 + out_row * 6 + 4 < m ? n - mem_blk * 512 - out_col * 16 : 0), f32x8_load_aligned(&acc[64]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 4 + 8], (out_blk * 48 + out_row * 6 + 4 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0), f32x8_load_aligned(&acc[72]));
+                                                }
+                                            }
+                                            { // copy: iteration 5
+                                                { // copy: iteration 0
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5], (out_blk * 48 + out_row * 6 + 5 < m ? n - mem_blk * 512 - out_col * 16 : 0), f32x8_load_aligned(&acc[80]));
+                                                }
+                                                { // copy: iteration 1
+                                                    f32x8_store_first(&out[out_blk * n * 48 + out_row * n * 6 + mem_blk * 512 + out_col * 16 + n * 5 + 8], (out_blk * 48 + out_row * 6 + 5 < m ? n - mem_blk * 512 - out_col * 16 - 8 : 0), f32x8_load_aligned(&acc[88]));
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    rise_temp_put(rise_kept, mem1); rise_temp_put(rise_kept, mem); if (rise_kept) atomic_flag_clear_explicit(&rise_register_blocking_temps_busy, memory_order_release);
+    return 0;
+}
+
+/* `matmul` compiled by risec from Rise.
+ * Takes any positive sizes: sizes the tiles do not divide are rounded up
+ * (m to a multiple of 48, n to a multiple of 512, k to a multiple of 768) inside the kernel: reads past the
+ * arrays give zero, writes past `out` are skipped, and so is work that only writes there.
+ * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large
+ * for int indices, 2 when a temporary cannot be allocated. On a non-zero return `out` is
+ * left untouched. */
+int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {
+    if (m <= 0 || n <= 0 || k <= 0) return 1;
+    if (m % 48 == 0 && n % 512 == 0 && k % 768 == 0) return rise_register_blocking_tiles(m, n, k, out, a, b);
+    return rise_register_blocking_edges(m, n, k, out, a, b);
 }

@@ -5,10 +5,10 @@
 
 /* `matmul` compiled by risec from Rise.
  * Takes any positive sizes: sizes the tiles do not divide are rounded up
- * (m to a multiple of 48, n to a multiple of 512, k to a multiple of 768), the inputs copied into zero-padded
- * buffers and the result's corner copied back.
+ * (m to a multiple of 48, n to a multiple of 512, k to a multiple of 768) inside the kernel: reads past the
+ * arrays give zero, writes past `out` are skipped, and so is work that only writes there.
  * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large
- * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is
+ * for int indices, 2 when a temporary cannot be allocated. On a non-zero return `out` is
  * left untouched. */
 int rise_register_blocking(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b);
 

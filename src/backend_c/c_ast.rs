@@ -110,13 +110,97 @@ pub enum CExpr {
     /// An index evaluated in `long long` rather than `int`: every variable in it is cast
     /// (`(long long)m * (long long)n`), so that checking it against `INT_MAX` cannot overflow.
     WideIndex(Ix),
+    /// A load from an array whose sizes were rounded up inside the kernel (the edges kernel of
+    /// [`super::edges`]): `buf[idx]` where `guard` holds, zero elsewhere (lane by lane for a
+    /// vector).
+    EdgeLoad {
+        /// The buffer (the caller's array, at its real sizes).
+        buf: String,
+        /// The element offset of the first lane, with the real sizes' strides.
+        idx: Ix,
+        /// The loaded type.
+        ty: CType,
+        /// Where the element is in range.
+        guard: Rc<Guard>,
+        /// Whether the address is proven aligned (a temporary of the kernel's).
+        aligned: bool,
+    },
+}
+
+/// One dimension of an access to an array whose size along it was rounded up: the index
+/// used and the array's real length there.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeDim {
+    /// The index along the dimension (of the first lane, for a vector).
+    pub index: Ix,
+    /// The real length.
+    pub bound: Ix,
+    /// Whether it is the array's innermost dimension (the one consecutive elements run along).
+    pub innermost: bool,
+    /// Whether a vector's lanes run along this dimension (lane `l` is at `index + l`).
+    pub along_lanes: bool,
+}
+
+/// The condition under which an access to an array whose sizes were rounded up is in range:
+/// every rounded-up dimension's index below its real length. Other dimensions need no check.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Guard {
+    /// The rounded-up dimensions, outermost first.
+    pub dims: Vec<EdgeDim>,
+}
+
+impl Guard {
+    /// The condition in C for lane `lane` (`1` when there is nothing to check).
+    pub fn condition(&self, lane: i64) -> String {
+        let parts: Vec<String> = self
+            .dims
+            .iter()
+            .map(|d| {
+                let index = if d.along_lanes {
+                    d.index.add(&Ix::constant(lane))
+                } else {
+                    d.index.clone()
+                };
+                format!("{} < {}", index.to_c(), d.bound.to_c())
+            })
+            .collect();
+        if parts.is_empty() {
+            "1".into()
+        } else {
+            parts.join(" && ")
+        }
+    }
+
+    /// How many of the `lanes` lanes from the first one are in range, as C: the real length
+    /// less the index along the lanes' dimension (the helpers `…_load_first` and
+    /// `…_store_first` take every lane when it is `lanes` or more, none when it is 0 or less),
+    /// where the other dimensions are in range.
+    pub fn lanes_in_range(&self, lanes: u64) -> String {
+        let others: Vec<String> = self
+            .dims
+            .iter()
+            .filter(|d| !d.along_lanes)
+            .map(|d| format!("{} < {}", d.index.to_c(), d.bound.to_c()))
+            .collect();
+        let count = match self.dims.iter().find(|d| d.along_lanes) {
+            Some(d) => d.bound.sub(&d.index).to_c(),
+            None => lanes.to_string(),
+        };
+        if others.is_empty() {
+            count
+        } else {
+            format!("({} ? {count} : 0)", others.join(" && "))
+        }
+    }
 }
 
 impl CExpr {
     /// Calls `f` on every load in the expression.
     pub fn for_each_load(&self, f: &mut dyn FnMut(&str, &Ix, CType)) {
         guarded(|| match self {
-            CExpr::Load { buf, idx, ty, .. } => f(buf, idx, *ty),
+            CExpr::Load { buf, idx, ty, .. } | CExpr::EdgeLoad { buf, idx, ty, .. } => {
+                f(buf, idx, *ty)
+            }
             CExpr::Lit(_)
             | CExpr::Var(_)
             | CExpr::Index(_)
@@ -134,6 +218,38 @@ impl CExpr {
                 b.for_each_load(f);
             }
         })
+    }
+
+    /// Calls `f` on every checked load ([`CExpr::EdgeLoad`]) in the expression.
+    pub fn for_each_edge_load(&self, f: &mut dyn FnMut(&CExpr)) {
+        guarded(|| match self {
+            CExpr::EdgeLoad { .. } => f(self),
+            CExpr::Lit(_)
+            | CExpr::Var(_)
+            | CExpr::Load { .. }
+            | CExpr::Index(_)
+            | CExpr::WideIndex(_)
+            | CExpr::IxLess(..) => {}
+            CExpr::Bin(_, a, b) => {
+                a.for_each_edge_load(f);
+                b.for_each_edge_load(f);
+            }
+            CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_edge_load(f),
+            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_edge_load(f)),
+            CExpr::Cond(c, a, b) => {
+                c.for_each_edge_load(f);
+                a.for_each_edge_load(f);
+                b.for_each_edge_load(f);
+            }
+        })
+    }
+
+    /// The expression with each checked load replaced by what `f` gives for it (kept where
+    /// `f` gives `None`). Shared sub-trees are rewritten once, and stay shared.
+    pub fn map_edge_loads(&self, f: &mut dyn FnMut(&CExpr) -> Option<CExpr>) -> CExpr {
+        let mut seen: std::collections::HashMap<*const CExpr, Rc<CExpr>> =
+            std::collections::HashMap::new();
+        map_loads_in(self, f, &mut seen)
     }
 
     /// Whether the expression is a variable or a literal, possibly negated (cheap to repeat).
@@ -201,6 +317,25 @@ impl CExpr {
                 out.push('}');
             }
             CExpr::WideIndex(i) => out.push_str(&i.to_c_cast("long long")),
+            CExpr::EdgeLoad {
+                buf,
+                idx,
+                ty,
+                guard,
+                ..
+            } => {
+                if ty.lanes == 1 {
+                    let _ = write!(out, "({} ? {buf}[{}] : 0)", guard.condition(0), idx.to_c());
+                } else {
+                    let _ = write!(
+                        out,
+                        "{}_load_first(&{buf}[{}], {})",
+                        ty.name(),
+                        idx.to_c(),
+                        guard.lanes_in_range(ty.lanes)
+                    );
+                }
+            }
         }
     }
 
@@ -246,7 +381,56 @@ impl CExpr {
             CExpr::Lanes(_, xs) => xs.iter().any(|x| x.mentions(name)),
             CExpr::Cond(c, a, b) => c.mentions(name) || a.mentions(name) || b.mentions(name),
             CExpr::IxLess(a, b) => a.mentions(name) || b.mentions(name),
+            CExpr::EdgeLoad {
+                buf, idx, guard, ..
+            } => buf == name || idx.mentions(name) || guard.mentions(name),
         })
+    }
+}
+
+impl Guard {
+    /// Whether a variable or size named `name` occurs in the guard.
+    pub fn mentions(&self, name: &str) -> bool {
+        self.dims
+            .iter()
+            .any(|d| d.index.mentions(name) || d.bound.mentions(name))
+    }
+}
+
+fn map_loads_in(
+    e: &CExpr,
+    f: &mut dyn FnMut(&CExpr) -> Option<CExpr>,
+    seen: &mut std::collections::HashMap<*const CExpr, Rc<CExpr>>,
+) -> CExpr {
+    let mut rc = |x: &Rc<CExpr>, f: &mut dyn FnMut(&CExpr) -> Option<CExpr>| {
+        let key = Rc::as_ptr(x);
+        if let Some(done) = seen.get(&key) {
+            return done.clone();
+        }
+        let done = Rc::new(guarded(|| map_loads_in(x, f, seen)));
+        seen.insert(key, done.clone());
+        done
+    };
+    match e {
+        CExpr::EdgeLoad { .. } => f(e).unwrap_or_else(|| e.clone()),
+        CExpr::Bin(op, a, b) => {
+            let a = rc(a, f);
+            CExpr::Bin(*op, a, rc(b, f))
+        }
+        CExpr::Neg(a) => CExpr::Neg(rc(a, f)),
+        CExpr::Lane(a, l) => CExpr::Lane(rc(a, f), l.clone()),
+        CExpr::Lanes(t, xs) => CExpr::Lanes(
+            *t,
+            xs.iter()
+                .map(|x| guarded(|| map_loads_in(x, f, seen)))
+                .collect(),
+        ),
+        CExpr::Cond(c, a, b) => {
+            let c = rc(c, f);
+            let a = rc(a, f);
+            CExpr::Cond(c, a, rc(b, f))
+        }
+        other => other.clone(),
     }
 }
 
@@ -336,6 +520,36 @@ pub enum Stmt {
         schedule: Schedule,
         /// The body.
         body: Vec<Stmt>,
+        /// A local `int` holding the number of iterations that do anything, when fewer than
+        /// `extent` may (the edges kernel skips iterations that only write past the real
+        /// sizes): the loop stops there.
+        limit: Option<String>,
+    },
+    /// A store to an array whose sizes were rounded up inside the kernel: made only where
+    /// `guard` holds (for a vector, the lanes in range, through `…_store_first`).
+    EdgeStore {
+        /// The buffer (the caller's array).
+        buf: String,
+        /// The element offset of the first lane, with the real sizes' strides.
+        idx: Ix,
+        /// The stored type.
+        ty: CType,
+        /// Where the element is in range.
+        guard: Guard,
+        /// The value.
+        value: CExpr,
+        /// Whether the address is proven aligned (a temporary of the kernel's).
+        aligned: bool,
+    },
+    /// `if (cond) { then } else { otherwise }`: the edges kernel's loop bodies, without their
+    /// checks where every access is in range, with them elsewhere.
+    IfElse {
+        /// The condition, in C.
+        cond: String,
+        /// Where it holds.
+        then: Vec<Stmt>,
+        /// Where it does not.
+        otherwise: Vec<Stmt>,
     },
     /// One iteration of an unrolled loop, `{ … }`, its index already substituted in the body.
     Unrolled {
@@ -365,9 +579,15 @@ impl Stmt {
             }
             Stmt::Store(Place::Mem { buf, idx, .. }, e) => f(Some((buf, idx)), e),
             Stmt::Store(Place::Var(..), e) => f(None, e),
+            Stmt::EdgeStore {
+                buf, idx, value, ..
+            } => f(Some((buf, idx)), value),
             Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().for_each(|s| s.for_each_expr(f))
             }
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => then.iter().chain(otherwise).for_each(|s| s.for_each_expr(f)),
         }
     }
 
@@ -375,10 +595,13 @@ impl Stmt {
     #[cfg(any(test, feature = "testkit"))]
     pub fn stores_to(&self, target: &str) -> bool {
         match self {
-            Stmt::Store(Place::Mem { buf, .. }, _) => buf == target,
+            Stmt::Store(Place::Mem { buf, .. }, _) | Stmt::EdgeStore { buf, .. } => buf == target,
             Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().any(|s| s.stores_to(target))
             }
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => then.iter().chain(otherwise).any(|s| s.stores_to(target)),
             _ => false,
         }
     }
@@ -400,10 +623,33 @@ impl Stmt {
                         }
                     }
             }
+            Stmt::EdgeStore {
+                buf,
+                idx,
+                guard,
+                value,
+                ..
+            } => buf == name || idx.mentions(name) || guard.mentions(name) || value.mentions(name),
             Stmt::For {
-                var, extent, body, ..
-            } => var == name || extent.mentions(name) || body.iter().any(|s| s.mentions(name)),
+                var,
+                extent,
+                body,
+                limit,
+                ..
+            } => {
+                var == name
+                    || extent.mentions(name)
+                    || limit.as_deref() == Some(name)
+                    || body.iter().any(|s| s.mentions(name))
+            }
             Stmt::Unrolled { body, .. } => body.iter().any(|s| s.mentions(name)),
+            Stmt::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                cond.contains(name) || then.iter().chain(otherwise).any(|s| s.mentions(name))
+            }
         }
     }
 
@@ -417,105 +663,16 @@ impl Stmt {
             Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().any(Stmt::has_parallel_loop)
             }
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => then.iter().chain(otherwise).any(Stmt::has_parallel_loop),
             _ => false,
         }
     }
 }
 
-/// Prints statements at the given indentation (four spaces per level).
-pub fn print_stmts(stmts: &[Stmt], depth: usize, out: &mut String) {
-    for s in stmts {
-        print_stmt(s, depth, out);
-    }
-}
+pub use super::c_print::print_stmts;
 
-fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
-    let pad = "    ".repeat(depth);
-    match s {
-        Stmt::Comment(c) => {
-            let _ = writeln!(out, "{pad}// {c}");
-        }
-        Stmt::Decl { ty, name, init } => match init {
-            Some(e) => {
-                let _ = write!(out, "{pad}{} {name} = ", ty.name());
-                e.write_c_bare(out);
-                out.push_str(";\n");
-            }
-            None => {
-                let _ = writeln!(out, "{pad}{} {name};", ty.name());
-            }
-        },
-        Stmt::LocalArray { scalar, name, len } => {
-            let _ = writeln!(
-                out,
-                "{pad}{} {name}[{len}] __attribute__((aligned(64)));",
-                scalar_c_name(*scalar)
-            );
-        }
-        Stmt::Store(place, e) => {
-            let mut value = String::new();
-            e.write_c_bare(&mut value);
-            match place {
-                Place::Mem { buf, idx, ty, .. } if ty.lanes == 1 => {
-                    let _ = writeln!(out, "{pad}{buf}[{}] = {value};", idx.to_c());
-                }
-                Place::Mem {
-                    buf,
-                    idx,
-                    ty,
-                    aligned,
-                } => {
-                    let _ = writeln!(
-                        out,
-                        "{pad}{}_store{}(&{buf}[{}], {value});",
-                        ty.name(),
-                        if *aligned { "_aligned" } else { "" },
-                        idx.to_c()
-                    );
-                }
-                Place::Var(name, None) => {
-                    let _ = writeln!(out, "{pad}{name} = {value};");
-                }
-                Place::Var(name, Some(lane)) => {
-                    let _ = writeln!(out, "{pad}{name}[{}] = {value};", lane.to_c());
-                }
-            }
-        }
-        Stmt::For {
-            var,
-            extent,
-            origin,
-            schedule,
-            body,
-        } => {
-            let note = match schedule {
-                Schedule::Sequential => "",
-                Schedule::Parallel => {
-                    let _ = writeln!(out, "{pad}#pragma omp parallel for");
-                    ""
-                }
-                Schedule::NestedParallel => " (nested in a parallel loop: sequential)",
-            };
-            let _ = writeln!(
-                out,
-                "{pad}for (int {var} = 0; {var} < {}; {var}++) {{ // {}{note}",
-                extent.to_c(),
-                origin.name()
-            );
-            print_stmts(body, depth + 1, out);
-            let _ = writeln!(out, "{pad}}}");
-        }
-        Stmt::Unrolled {
-            origin,
-            iteration,
-            body,
-        } => {
-            let _ = writeln!(out, "{pad}{{ // {}: iteration {iteration}", origin.name());
-            print_stmts(body, depth + 1, out);
-            let _ = writeln!(out, "{pad}}}");
-        }
-    }
-}
 impl Drop for CExpr {
     /// Moves uniquely owned children out onto an explicit stack, so that dropping a deep
     /// expression (a 100,000-term sum) does not recurse once per level.
@@ -552,6 +709,7 @@ fn take_children(e: &mut CExpr, out: &mut Vec<CExpr>) {
         | CExpr::Load { .. }
         | CExpr::Index(_)
         | CExpr::IxLess(..)
-        | CExpr::WideIndex(_) => {}
+        | CExpr::WideIndex(_)
+        | CExpr::EdgeLoad { .. } => {}
     }
 }

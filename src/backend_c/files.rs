@@ -1,6 +1,6 @@
 //! `risec emit-c`: a `.rise` file that is already low-level, compiled to `out.c` and `out.h`.
 
-use super::edges::SizeHandling;
+use super::edges::{Rounding, SizeHandling};
 use super::{emit_c, CProgram, CodegenError, CodegenOptions};
 use crate::core::sizes::{parse_sizes, SizesError};
 use crate::core::TypedProgram;
@@ -143,8 +143,12 @@ pub fn compile_to_files(
 pub fn size_note(sizes: &SizeHandling) -> String {
     match sizes {
         SizeHandling::Any => String::new(),
-        SizeHandling::RoundedUp(_) => format!(
-            "any positive sizes: the function rounds up sizes the tiles do not divide ({})\n",
+        SizeHandling::RoundedUp(_, Rounding::InKernel) => format!(
+            "any positive sizes: the function rounds up sizes the tiles do not divide ({}) inside the kernel, skipping work past the real sizes\n",
+            sizes.multiples_text()
+        ),
+        SizeHandling::RoundedUp(_, Rounding::Copies(why)) => format!(
+            "any positive sizes: the function rounds up sizes the tiles do not divide ({}) on zero-padded copies ({why})\n",
             sizes.multiples_text()
         ),
         SizeHandling::Exact(None) => {

@@ -46,6 +46,19 @@ impl Ix {
         Ix::from_terms(vec![(vec![a], 1)])
     }
 
+    /// The expression of a single atom.
+    pub fn from_atom(a: Atom) -> Ix {
+        Ix::atom(a)
+    }
+
+    /// The constant term (0 when there is none).
+    pub fn as_const_part(&self) -> i64 {
+        self.terms
+            .iter()
+            .find(|(m, _)| m.is_empty())
+            .map_or(0, |(_, c)| *c)
+    }
+
     fn from_terms(pairs: Vec<(Vec<Atom>, i64)>) -> Ix {
         let mut terms: Vec<(Vec<Atom>, i64)> = Vec::new();
         for (mut m, c) in pairs {

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! * [`ix`]: index expressions, normalised (`(i*32 + j) / 32` is `i`).
-//! * [`c_ast`]: the C syntax tree and its printer.
+//! * [`c_ast`]: the C syntax tree; [`c_print`] prints its statements.
 //! * [`view`]: views (read side), acceptors (write side), deferred computations.
 //! * [`translate`]: the translation of terms.
 //! * [`files`]: `risec emit-c`'s output files.
@@ -23,8 +23,8 @@
 //! `toMem`/`let` of a computation a temporary buffer. The entry point
 //! `def f {m n : nat} (a : …) (b : …) : t` becomes
 //! `int f(int m, int n, float *restrict out, const float *restrict a, const float *restrict b)`.
-//! Names of the program that are safe C identifiers ([`function::is_safe_c_name`]) are kept;
-//! others are renamed ([`function::c_identifier`]: `int` is `p_int`, `size_t` is `p_size_t_`).
+//! Names of the program that are safe C identifiers ([`names::is_safe_c_name`]) are kept;
+//! others are renamed ([`names::c_identifier`]: `int` is `p_int`, `size_t` is `p_size_t_`).
 //!
 //! ```
 //! use risec::diagnostics::SourceFile;
@@ -37,12 +37,15 @@
 //! assert!(c.source.contains("out[xs_i] = xs[xs_i] * 2.0f;"));
 //! ```
 
+pub mod body;
 pub mod c_ast;
+pub mod c_print;
 pub mod edges;
 pub mod files;
 pub mod function;
 pub mod guards;
 pub mod ix;
+pub mod names;
 pub mod translate;
 pub mod view;
 

@@ -293,7 +293,9 @@ fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
                 origin: LoopOrigin::Primitive(Primitive::MapPar),
                 schedule: Schedule::NestedParallel,
                 body: vec![store],
+                limit: None,
             }],
+            limit: None,
         },
         Stmt::Unrolled {
             origin: LoopOrigin::Primitive(Primitive::MapSeqUnroll),
@@ -322,7 +324,7 @@ fn the_printer_derives_pragmas_comments_casts_and_parentheses_from_the_tree() {
 
 #[test]
 fn unsafe_c_names_are_renamed_and_ordinary_ones_kept() {
-    use super::function::{c_identifier, is_safe_c_name};
+    use super::names::{c_identifier, is_safe_c_name};
     for ok in [
         "a",
         "xs",

@@ -9,7 +9,7 @@
 //! are pushed onto the acceptor when it is written (DPIA's acceptors: `join` on the output side
 //! writes row `i`, column `j` to `out[i*m + j]`).
 
-use super::c_ast::CExpr;
+use super::c_ast::{CExpr, EdgeDim, Guard};
 use super::ix::Ix;
 use crate::core::Expr;
 use crate::ir::primitive::Primitive;
@@ -155,6 +155,15 @@ pub enum View<'a> {
     /// element at the acceptor's path extended by `i`. A reduction accumulates in place in a
     /// destination reached through layouts (a column block of the output) this way.
     Written(Acc),
+    /// An array of the caller's read by the edges kernel, which runs at sizes rounded up past
+    /// the array's real ones: the element at `path` (indices chosen so far, outermost first)
+    /// is read where it is in range and is zero elsewhere.
+    Edge {
+        /// The array.
+        array: Rc<EdgeArray>,
+        /// The indices chosen so far.
+        path: Vec<Ix>,
+    },
     /// `pad l r x`: `x` outside `l .. l + n`, else `inner[i - l]`.
     Pad {
         /// The padded array.
@@ -166,6 +175,51 @@ pub enum View<'a> {
         /// The padding value.
         value: Val<'a>,
     },
+}
+
+/// An array as the edges kernel sees it ([`super::edges`]): its type has the rounded-up sizes,
+/// but past its real length along some dimensions it holds no memory: reads there give zero,
+/// stores there are dropped. The caller's arrays (their memory has the real sizes), and the
+/// kernel's copies of them (packed panels, whose padding is then never written).
+#[derive(Debug)]
+pub struct EdgeArray {
+    /// The C buffer.
+    pub buf: String,
+    /// The length of each dimension in memory, outermost first (the row-major strides): the
+    /// real sizes for the caller's arrays, the rounded ones for the kernel's temporaries.
+    pub strides: Vec<Ix>,
+    /// The real length of each dimension, outermost first.
+    pub real: Vec<Ix>,
+    /// Whether each dimension's size was rounded up (an index there must be checked).
+    pub rounded: Vec<bool>,
+    /// Whether the buffer is a temporary (64-byte aligned).
+    pub aligned_base: bool,
+}
+
+impl EdgeArray {
+    /// The element offset and the in-range condition of the scalar at `path` (one index per
+    /// dimension); with `lanes` above 1, of a vector whose lanes run along the last dimension
+    /// from there.
+    pub fn access(&self, path: &[Ix], lanes: u64) -> Option<(Ix, Guard)> {
+        if path.len() != self.real.len() {
+            return None;
+        }
+        let mut idx = Ix::constant(0);
+        let mut dims = Vec::new();
+        for (d, i) in path.iter().enumerate() {
+            idx = idx.mul(&self.strides[d]).add(i);
+            if self.rounded[d] {
+                let innermost = d + 1 == path.len();
+                dims.push(EdgeDim {
+                    index: i.clone(),
+                    bound: self.real[d].clone(),
+                    innermost,
+                    along_lanes: lanes > 1 && innermost,
+                });
+            }
+        }
+        Some((idx, Guard { dims }))
+    }
 }
 
 /// Layout primitives that can be pushed from a value onto an acceptor.
@@ -247,6 +301,9 @@ pub enum AccNode {
     },
     /// A scalar or vector local variable.
     Var(String),
+    /// The caller's output array in the edges kernel: stores past its real sizes are dropped,
+    /// and reads there give zero.
+    Edge(Rc<EdgeArray>),
     /// A layout transformation applied at path position `at`.
     Layout {
         /// The acceptor written through.

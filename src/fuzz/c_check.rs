@@ -81,7 +81,7 @@ pub fn run_against_interpreter(
     // the kernel's facts, compared with the program the kernel was derived from.
     let original;
     let (sized, reference) = match (&c.sizes, &lowered.derived_from) {
-        (crate::backend_c::edges::SizeHandling::RoundedUp(_), Some(term)) if rng.coin() => {
+        (crate::backend_c::edges::SizeHandling::RoundedUp(..), Some(term)) if rng.coin() => {
             original = TypedProgram {
                 term: (**term).clone(),
                 facts: Vec::new(),

@@ -9,10 +9,10 @@ mod reduce;
 mod split;
 mod write;
 
-use write::{consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
+use write::{consecutive_in_edge, consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
 
-use super::c_ast::{BinOp, CExpr, CType, LoopOrigin, Place, Schedule, Stmt};
-use super::function::{c_identifier, is_safe_c_name};
+use super::c_ast::{BinOp, CExpr, CType, Guard, LoopOrigin, Place, Schedule, Stmt};
+use super::names::{c_identifier, is_safe_c_name};
 use super::ix::Ix;
 use super::view::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
 use super::CodegenError;
@@ -91,6 +91,12 @@ fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
                 ..
             } => parallelise_top_level_copies(body),
             Stmt::Unrolled { body, .. } => parallelise_top_level_copies(body),
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => {
+                parallelise_top_level_copies(then);
+                parallelise_top_level_copies(otherwise);
+            }
             _ => {}
         }
     }
@@ -142,6 +148,9 @@ pub struct Translator {
     par_depth: usize,
     /// The loop iterations unrolled so far (at most [`MAX_UNROLLED`]).
     unrolled: u64,
+    /// Whether copies of the caller's arrays are edge arrays (the edges kernel, see
+    /// [`super::edges::extents`]): their padding is neither written nor read.
+    pub edge_temporaries: bool,
 }
 
 /// The loop a primitive asks for; [`Translator::loop_`] decides the C loop's [`Schedule`].
@@ -154,7 +163,7 @@ enum LoopKind {
 impl Translator {
     /// A translator with these sizes; `reserved` names (parameters, the output, the function's
     /// names) are never generated, nor names that are not safe in C
-    /// ([`super::function::is_safe_c_name`]).
+    /// ([`super::names::is_safe_c_name`]).
     pub fn new(sizes: Vec<SizeBinding>, reserved: &[String]) -> Translator {
         Translator {
             sizes,
@@ -169,6 +178,7 @@ impl Translator {
             copy_lanes: None,
             par_depth: 0,
             unrolled: 0,
+            edge_temporaries: false,
         }
     }
 
@@ -177,6 +187,19 @@ impl Translator {
         let mut stmts = self.blocks.pop().unwrap_or_default();
         parallelise_top_level_copies(&mut stmts);
         (stmts, self.heap_temps, self.vector_types)
+    }
+
+    /// Takes the statements generated so far at the outermost level (to rewrite them; see
+    /// [`Translator::put_statements`]).
+    pub fn take_statements(&mut self) -> Vec<Stmt> {
+        self.blocks.first_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Puts back statements taken with [`Translator::take_statements`].
+    pub fn put_statements(&mut self, stmts: Vec<Stmt>) {
+        if let Some(b) = self.blocks.first_mut() {
+            *b = stmts;
+        }
     }
 
     /// A fresh C identifier based on `hint`, safe in C ([`is_safe_c_name`]) and unused.
@@ -585,6 +608,23 @@ impl Translator {
             Deferred::Layout { .. } | Deferred::Slot => ("tmp", "a computed array"),
         };
         let (buf, _) = self.alloc_temp(&v.ty, hint)?;
+        if let Some(array) = self.edge_temporary(&buf, d, &v.ty)? {
+            self.emit(Stmt::Comment(format!(
+                "{what}: materialised into {buf} because it is read (reads past its real sizes give zero)"
+            )));
+            let acc = Acc {
+                node: Rc::new(AccNode::Edge(array.clone())),
+                path: Vec::new(),
+            };
+            self.write(v.clone(), &acc)?;
+            return Ok(Val {
+                ty: v.ty,
+                kind: ValKind::Array(Rc::new(View::Edge {
+                    array,
+                    path: Vec::new(),
+                })),
+            });
+        }
         let acc = Acc::mem(&buf, v.ty.clone(), Ix::constant(0), true);
         self.emit(Stmt::Comment(format!(
             "{what}: materialised into {buf} because it is read"
@@ -598,6 +638,49 @@ impl Translator {
                 aligned_base: true,
             })),
         })
+    }
+
+    /// In the edges kernel, the temporary `buf` for the copy `d` (of type `ty`) as an edge
+    /// array, when the copy is an arrangement of the caller's arrays that is zero past a real
+    /// length along some dimension ([`super::edges::extents`]).
+    fn edge_temporary(
+        &self,
+        buf: &str,
+        d: &Deferred<'_>,
+        ty: &Type,
+    ) -> R<Option<Rc<super::view::EdgeArray>>> {
+        let Deferred::ToMem(x) = d else {
+            return Ok(None);
+        };
+        if !self.edge_temporaries {
+            return Ok(None);
+        }
+        let Some(extents) = super::edges::extents::real_extents(x) else {
+            return Ok(None);
+        };
+        let mut strides = Vec::new();
+        let mut t = ty;
+        while let TypeNode::Array(n, e) = t.get() {
+            strides.push(self.nat(n)?);
+            t = e;
+        }
+        if !matches!(t.get(), TypeNode::Scalar(_))
+            || extents.len() != strides.len()
+            || extents.iter().all(Option::is_none)
+        {
+            return Ok(None);
+        }
+        Ok(Some(Rc::new(super::view::EdgeArray {
+            buf: buf.to_string(),
+            real: extents
+                .iter()
+                .zip(&strides)
+                .map(|(e, s)| e.clone().unwrap_or_else(|| s.clone()))
+                .collect(),
+            rounded: extents.iter().map(Option::is_some).collect(),
+            strides,
+            aligned_base: true,
+        })))
     }
 
     /// Whether an accumulator of type `ty` is small enough to be kept in registers.
@@ -709,6 +792,7 @@ fn root_name(v: &Val<'_>) -> String {
             | View::AsScalar { inner, .. }
             | View::Pad { inner, .. }
             | View::Zip(inner, _) => root_name(inner),
+            View::Edge { array, .. } => array.buf.clone(),
             View::Map { xs, .. } => root_name(xs),
             View::Generate { .. } => "g".into(),
             View::Written(acc) => acc_root_name(&acc.node),
@@ -722,6 +806,7 @@ pub(super) fn acc_root_name(node: &AccNode) -> String {
     match node {
         AccNode::Mem { buf, .. } => buf.clone(),
         AccNode::Var(name) => name.clone(),
+        AccNode::Edge(array) => array.buf.clone(),
         AccNode::Layout { inner, .. } => acc_root_name(inner),
     }
 }

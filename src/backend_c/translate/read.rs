@@ -51,6 +51,25 @@ impl Translator {
                     )),
                 }
             }
+            View::Edge { array, path } => {
+                let mut path = path.clone();
+                path.push(i.clone());
+                if matches!(elem_ty.get(), TypeNode::Array(..)) {
+                    return Ok(arr(View::Edge {
+                        array: array.clone(),
+                        path,
+                    }));
+                }
+                let ct = self.ctype(&elem_ty)?;
+                let Some((idx, guard)) = array.access(&path, 1) else {
+                    return err("internal: an element of the caller's array at a partial path");
+                };
+                let aligned = array.aligned_base && aligned_ok(ct, &idx);
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Scalar(edge_load(&array.buf, idx, ct, guard, aligned)),
+                })
+            }
             View::Written(acc) => {
                 let at = acc.elem(i.clone());
                 if matches!(elem_ty.get(), TypeNode::Array(..)) {
@@ -68,6 +87,15 @@ impl Translator {
                         idx,
                         ty: ct,
                     },
+                    Some(Resolved::Edge {
+                        buf,
+                        idx,
+                        guard,
+                        aligned_base,
+                    }) => {
+                        let aligned = aligned_base && aligned_ok(ct, &idx);
+                        edge_load(&buf, idx, ct, guard, aligned)
+                    }
                     // A vector written through a layout that addresses lanes one by one
                     // (`asScalar`): read it back lane by lane.
                     None if ct.lanes > 1 => self.written_lanes(&at, ct)?,
@@ -136,15 +164,17 @@ impl Translator {
                     let x = self.elem(inner, &i.scale(*w as i64).add(&Ix::constant(l as i64)))?;
                     lanes.push(self.scalar(x)?);
                 }
-                let load = contiguous_loads(&lanes).map(|(buf, idx)| {
-                    let aligned = root_is_temp(inner) && aligned_ok(ct, &idx);
-                    CExpr::Load {
-                        buf,
-                        idx,
-                        ty: ct,
-                        aligned,
-                    }
-                });
+                let load = contiguous_loads(&lanes)
+                    .map(|(buf, idx)| {
+                        let aligned = root_is_temp(inner) && aligned_ok(ct, &idx);
+                        CExpr::Load {
+                            buf,
+                            idx,
+                            ty: ct,
+                            aligned,
+                        }
+                    })
+                    .or_else(|| contiguous_edge_loads(&lanes, ct));
                 let value = match load {
                     Some(load) => load,
                     // The same element in every lane (a row of A seen along B's columns): a
@@ -196,6 +226,10 @@ impl Translator {
     /// load when the lanes are consecutive elements of one buffer, else the lanes gathered.
     fn written_lanes(&mut self, at: &Acc, ct: CType) -> R<CExpr> {
         let places = resolve_lanes(at, ct.lanes, self)?;
+        if let Some((buf, idx, guard, aligned_base)) = consecutive_in_edge(&places) {
+            let aligned = aligned_base && aligned_ok(ct, &idx);
+            return Ok(edge_load(&buf, idx, ct, guard, aligned));
+        }
         if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
             return Ok(CExpr::Load {
                 aligned: aligned_base && aligned_ok(ct, &idx),
@@ -217,11 +251,98 @@ impl Translator {
                     ty: lane_ty,
                     aligned: false,
                 }),
+                Resolved::Edge {
+                    buf, idx, guard, ..
+                } => Ok(edge_load(&buf, idx, lane_ty, guard, false)),
                 Resolved::Var(..) => err("internal: reading back a lane that is not in memory"),
             })
             .collect::<R<Vec<_>>>()?;
         Ok(CExpr::Lanes(ct, lanes))
     }
+}
+
+/// A load from the caller's array in the edges kernel: a plain load when no dimension needs a
+/// check.
+pub(super) fn edge_load(buf: &str, idx: Ix, ty: CType, guard: Guard, aligned: bool) -> CExpr {
+    if guard.dims.is_empty() {
+        return CExpr::Load {
+            buf: buf.to_string(),
+            idx,
+            ty,
+            aligned,
+        };
+    }
+    CExpr::EdgeLoad {
+        buf: buf.to_string(),
+        idx,
+        ty,
+        guard: Rc::new(guard),
+        aligned,
+    }
+}
+
+/// When the lanes are checked loads of consecutive elements along the last dimension of one
+/// array: the vector load of them all (checked lane by lane where it is partly in range).
+fn contiguous_edge_loads(lanes: &[CExpr], ct: CType) -> Option<CExpr> {
+    let CExpr::EdgeLoad {
+        buf: buf0,
+        idx: idx0,
+        guard: guard0,
+        ..
+    } = lanes.first()?
+    else {
+        return None;
+    };
+    let vector_guard = lanes_guard(guard0)?;
+    for (l, x) in lanes.iter().enumerate() {
+        let l = l as i64;
+        match x {
+            CExpr::EdgeLoad {
+                buf,
+                idx,
+                guard,
+                ty,
+                ..
+            } if ty.lanes == 1
+                && buf == buf0
+                && *idx == idx0.add(&Ix::constant(l))
+                && **guard == lane_of(&vector_guard, l) => {}
+            _ => return None,
+        }
+    }
+    Some(CExpr::EdgeLoad {
+        buf: buf0.clone(),
+        idx: idx0.clone(),
+        ty: ct,
+        guard: Rc::new(vector_guard),
+        aligned: false,
+    })
+}
+
+/// The guard of a vector whose first lane has the scalar guard `g` and whose lanes run along
+/// the innermost dimension: checked lane by lane when that dimension was rounded up, else the
+/// first lane's check serves them all.
+pub(super) fn lanes_guard(g: &Guard) -> Option<Guard> {
+    let mut v = g.clone();
+    if v.dims.iter().any(|d| d.along_lanes) {
+        return None;
+    }
+    if let Some(d) = v.dims.last_mut().filter(|d| d.innermost) {
+        d.along_lanes = true;
+    }
+    Some(v)
+}
+
+/// The scalar guard of lane `l` of a vector guard.
+pub(super) fn lane_of(g: &Guard, l: i64) -> Guard {
+    let mut s = g.clone();
+    for d in &mut s.dims {
+        if d.along_lanes {
+            d.index = d.index.add(&Ix::constant(l));
+            d.along_lanes = false;
+        }
+    }
+    s
 }
 
 /// Lane `l` of a vector expression, reading the scalar directly where possible.

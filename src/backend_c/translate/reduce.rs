@@ -71,7 +71,7 @@ impl Translator {
         // written; else a heap temporary, copied out at the end.
         let through_layouts = region.is_none()
             && !self.fits_on_stack(ty)
-            && matches!(&*dest.node, AccNode::Layout { .. })
+            && matches!(&*dest.node, AccNode::Layout { .. } | AccNode::Edge(_))
             && written_to_memory(&dest.node);
         let (buf, offset, acc_view, acc_mem, copy_out) = if through_layouts {
             let view = Val {
@@ -201,7 +201,7 @@ impl Translator {
 /// Whether every write to an acceptor lands in a memory buffer (no local variable at its root).
 fn written_to_memory(node: &AccNode) -> bool {
     match node {
-        AccNode::Mem { .. } => true,
+        AccNode::Mem { .. } | AccNode::Edge(_) => true,
         AccNode::Var(_) => false,
         AccNode::Layout { inner, .. } => written_to_memory(inner),
     }
@@ -296,6 +296,12 @@ fn collect_accesses(stmts: &[Stmt], buf: &str, loops: &mut Vec<String>, out: &mu
                 loops.pop();
             }
             Stmt::Unrolled { body, .. } => collect_accesses(body, buf, loops, out),
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => {
+                collect_accesses(then, buf, loops, out);
+                collect_accesses(otherwise, buf, loops, out);
+            }
             _ => s.for_each_expr(&mut |target, e| {
                 let target = target.filter(|(tb, _)| *tb == buf);
                 e.for_each_load(&mut |b, idx, _| {

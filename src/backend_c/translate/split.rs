@@ -109,7 +109,8 @@ impl Splitter<'_> {
             | CExpr::Load { .. }
             | CExpr::Index(_)
             | CExpr::IxLess(..)
-            | CExpr::WideIndex(_) => (None, 1),
+            | CExpr::WideIndex(_)
+            | CExpr::EdgeLoad { .. } => (None, 1),
         };
         match ty {
             Some(ty) if depth >= MAX_EXPR_DEPTH => {

@@ -1,6 +1,7 @@
 //! Writing values into acceptors: loops, stores (vector stores where lanes are contiguous),
 //! copies.
 
+use super::read::{lane_of, lanes_guard};
 use super::*;
 
 impl Translator {
@@ -51,7 +52,7 @@ impl Translator {
                 ),
                 View::Mem { .. } | View::Offset { .. } | View::Slide { .. } | View::Column { .. }
                 | View::Zip(..) | View::Proj { .. } | View::Generate { .. } | View::Pad { .. }
-                | View::Written(_) => {
+                | View::Written(_) | View::Edge { .. } => {
                     self.copy(&v, acc)
                 }
                 View::Split { inner, k } => {
@@ -209,8 +210,42 @@ impl Translator {
             origin,
             schedule,
             body: stmts,
+            limit: None,
         });
         Ok(())
+    }
+
+    /// A store to an array of the edges kernel: checked, or plain where no dimension needs a
+    /// check.
+    fn emit_edge_store(
+        &mut self,
+        buf: String,
+        idx: Ix,
+        ty: CType,
+        guard: Guard,
+        value: CExpr,
+        aligned: bool,
+    ) {
+        if guard.dims.is_empty() {
+            self.emit(Stmt::Store(
+                Place::Mem {
+                    buf,
+                    idx,
+                    ty,
+                    aligned,
+                },
+                value,
+            ));
+        } else {
+            self.emit(Stmt::EdgeStore {
+                buf,
+                idx,
+                ty,
+                guard,
+                value,
+                aligned,
+            });
+        }
     }
 
     /// Stores a scalar or vector.
@@ -230,12 +265,34 @@ impl Translator {
                     ty: ct,
                 },
                 Resolved::Var(name, lane) => Place::Var(name, lane),
+                Resolved::Edge {
+                    buf,
+                    idx,
+                    guard,
+                    aligned_base,
+                } => {
+                    let aligned = aligned_base && aligned_ok(ct, &idx);
+                    let guard = if ct.lanes > 1 {
+                        lanes_guard(&guard).ok_or_else(|| {
+                            CodegenError::new("internal: a vector stored at a lane of the output")
+                        })?
+                    } else {
+                        guard
+                    };
+                    self.emit_edge_store(buf, idx, ct, guard, e, aligned);
+                    return Ok(());
+                }
             };
             self.emit(Stmt::Store(place, e));
             return Ok(());
         }
         // A vector stored through a layout that addresses lanes one by one.
         let places = resolve_lanes(acc, ct.lanes, self)?;
+        if let Some((buf, idx, guard, aligned_base)) = consecutive_in_edge(&places) {
+            let aligned = aligned_base && aligned_ok(ct, &idx);
+            self.emit_edge_store(buf, idx, ct, guard, e, aligned);
+            return Ok(());
+        }
         if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
             self.emit(Stmt::Store(
                 Place::Mem {
@@ -268,6 +325,12 @@ impl Translator {
                     aligned: false,
                 },
                 Resolved::Var(n, lane) => Place::Var(n, lane),
+                Resolved::Edge {
+                    buf, idx, guard, ..
+                } => {
+                    self.emit_edge_store(buf, idx, scalar, guard, value, false);
+                    continue;
+                }
             };
             self.emit(Stmt::Store(place, value));
         }
@@ -309,6 +372,13 @@ pub(super) enum Resolved {
         aligned_base: bool,
     },
     Var(String, Option<Ix>),
+    /// An array of the edges kernel: stored only where `guard` holds.
+    Edge {
+        buf: String,
+        idx: Ix,
+        guard: Guard,
+        aligned_base: bool,
+    },
 }
 
 /// Where each lane of the vector at acceptor `acc` is stored, for a layout that addresses the
@@ -343,6 +413,29 @@ pub(super) fn consecutive_in_memory(places: &[Resolved]) -> Option<(String, Ix, 
     consecutive.then(|| (buf0.clone(), idx0.clone(), *aligned_base))
 }
 
+/// When the lanes' places are consecutive elements along the innermost dimension of the
+/// caller's output in the edges kernel: the buffer, the first lane's index and the vector's
+/// guard (one vector store serves them all where the last lane is in range).
+pub(super) fn consecutive_in_edge(places: &[Resolved]) -> Option<(String, Ix, Guard, bool)> {
+    let Some(Resolved::Edge {
+        buf: buf0,
+        idx: idx0,
+        guard: guard0,
+        aligned_base,
+    }) = places.first()
+    else {
+        return None;
+    };
+    let vector_guard = lanes_guard(guard0)?;
+    let consecutive = places.iter().enumerate().all(|(l, p)| {
+        matches!(p, Resolved::Edge { buf, idx, guard, .. }
+            if buf == buf0
+                && *idx == idx0.add(&Ix::constant(l as i64))
+                && *guard == lane_of(&vector_guard, l as i64))
+    });
+    consecutive.then(|| (buf0.clone(), idx0.clone(), vector_guard, *aligned_base))
+}
+
 /// Where the element at `path` of an acceptor is stored; `None` when a layout needs lanes the
 /// path does not give.
 pub(super) fn resolve(node: &AccNode, path: &[Ix], low: &Translator) -> R<Option<Resolved>> {
@@ -374,6 +467,18 @@ pub(super) fn resolve(node: &AccNode, path: &[Ix], low: &Translator) -> R<Option
                 idx,
                 aligned_base: *aligned_base,
             }))
+        }
+        AccNode::Edge(array) => {
+            // A path into a vector element of the array is not possible (its elements are
+            // scalars); a shorter path is a whole row, which the caller addresses lane by lane.
+            Ok(array
+                .access(path, 1)
+                .map(|(idx, guard)| Resolved::Edge {
+                    buf: array.buf.clone(),
+                    idx,
+                    guard,
+                    aligned_base: array.aligned_base,
+                }))
         }
         AccNode::Var(name) => match path {
             [] => Ok(Some(Resolved::Var(name.clone(), None))),

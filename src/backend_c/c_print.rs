@@ -1,0 +1,136 @@
+//! Printing statements of the C syntax tree ([`super::c_ast`]) as C text.
+
+use super::c_ast::{scalar_c_name, Place, Schedule, Stmt};
+use std::fmt::Write as _;
+
+/// Prints statements at the given indentation (four spaces per level).
+pub fn print_stmts(stmts: &[Stmt], depth: usize, out: &mut String) {
+    for s in stmts {
+        print_stmt(s, depth, out);
+    }
+}
+
+fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
+    let pad = "    ".repeat(depth);
+    match s {
+        Stmt::Comment(c) => {
+            let _ = writeln!(out, "{pad}// {c}");
+        }
+        Stmt::Decl { ty, name, init } => match init {
+            Some(e) => {
+                let _ = write!(out, "{pad}{} {name} = ", ty.name());
+                e.write_c_bare(out);
+                out.push_str(";\n");
+            }
+            None => {
+                let _ = writeln!(out, "{pad}{} {name};", ty.name());
+            }
+        },
+        Stmt::LocalArray { scalar, name, len } => {
+            let _ = writeln!(
+                out,
+                "{pad}{} {name}[{len}] __attribute__((aligned(64)));",
+                scalar_c_name(*scalar)
+            );
+        }
+        Stmt::Store(place, e) => {
+            let mut value = String::new();
+            e.write_c_bare(&mut value);
+            match place {
+                Place::Mem { buf, idx, ty, .. } if ty.lanes == 1 => {
+                    let _ = writeln!(out, "{pad}{buf}[{}] = {value};", idx.to_c());
+                }
+                Place::Mem {
+                    buf,
+                    idx,
+                    ty,
+                    aligned,
+                } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}{}_store{}(&{buf}[{}], {value});",
+                        ty.name(),
+                        if *aligned { "_aligned" } else { "" },
+                        idx.to_c()
+                    );
+                }
+                Place::Var(name, None) => {
+                    let _ = writeln!(out, "{pad}{name} = {value};");
+                }
+                Place::Var(name, Some(lane)) => {
+                    let _ = writeln!(out, "{pad}{name}[{}] = {value};", lane.to_c());
+                }
+            }
+        }
+        Stmt::EdgeStore {
+            buf,
+            idx,
+            ty,
+            guard,
+            value,
+            ..
+        } => {
+            let mut v = String::new();
+            value.write_c_bare(&mut v);
+            if ty.lanes == 1 {
+                let _ = writeln!(out, "{pad}if ({}) {buf}[{}] = {v};", guard.condition(0), idx.to_c());
+            } else {
+                let _ = writeln!(
+                    out,
+                    "{pad}{}_store_first(&{buf}[{}], {}, {v});",
+                    ty.name(),
+                    idx.to_c(),
+                    guard.lanes_in_range(ty.lanes)
+                );
+            }
+        }
+        Stmt::For {
+            var,
+            extent,
+            origin,
+            schedule,
+            body,
+            limit,
+        } => {
+            let note = match schedule {
+                Schedule::Sequential => "",
+                Schedule::Parallel => {
+                    let _ = writeln!(out, "{pad}#pragma omp parallel for");
+                    ""
+                }
+                Schedule::NestedParallel => " (nested in a parallel loop: sequential)",
+            };
+            let bound = match limit {
+                Some(l) => l.clone(),
+                None => extent.to_c(),
+            };
+            let _ = writeln!(
+                out,
+                "{pad}for (int {var} = 0; {var} < {bound}; {var}++) {{ // {}{note}",
+                origin.name()
+            );
+            print_stmts(body, depth + 1, out);
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Stmt::IfElse {
+            cond,
+            then,
+            otherwise,
+        } => {
+            let _ = writeln!(out, "{pad}if ({cond}) {{ // every access in range");
+            print_stmts(then, depth + 1, out);
+            let _ = writeln!(out, "{pad}}} else {{");
+            print_stmts(otherwise, depth + 1, out);
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Stmt::Unrolled {
+            origin,
+            iteration,
+            body,
+        } => {
+            let _ = writeln!(out, "{pad}{{ // {}: iteration {iteration}", origin.name());
+            print_stmts(body, depth + 1, out);
+            let _ = writeln!(out, "{pad}}}");
+        }
+    }
+}
