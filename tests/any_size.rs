@@ -1,5 +1,6 @@
 //! Every shipped matmul sketch gives C that takes any m, n, k ≥ 1 (issue 20): sizes the tiles
-//! do not divide are rounded up by the generated function (zero-padded copies of the inputs),
+//! do not divide are rounded up by the generated function (inside the kernel for the
+//! register-blocked sketches, on zero-padded copies of the inputs for the TVM versions),
 //! checked against the naive C loop over a sweep of awkward sizes with 1 and 2 OpenMP threads;
 //! `--exact-sizes` keeps the kernel alone, which refuses them and leaves `out` untouched.
 
@@ -36,9 +37,10 @@ fn kernels() -> &'static Path {
 }
 
 /// 1, primes, one below and above tile multiples (32, 48, 64, 512, 768), skinny shapes (m, n
-/// or k of 1), a small real-network shape (a ResNet-50 layer's 49 rows), and shapes where only
-/// m is not a multiple (its last rows on copies, the others in place).
-const SWEEP: [(u32, u32, u32); 14] = [
+/// or k of 1), a small real-network shape (a ResNet-50 layer's 49 rows), shapes where only m is
+/// not a multiple (its last rows on copies, the others in place), and partial blocks of every
+/// kind at once (a partial panel of rows and of columns, a partial KC block after whole ones).
+const SWEEP: [(u32, u32, u32); 16] = [
     (1, 1, 1),
     (2, 3, 5),
     (31, 33, 3),
@@ -53,6 +55,8 @@ const SWEEP: [(u32, u32, u32); 14] = [
     (96, 512, 768),
     (100, 64, 64),
     (49, 512, 768),
+    (7, 17, 300),
+    (97, 33, 257),
 ];
 
 #[test]
@@ -196,4 +200,49 @@ fn exact_sizes_keeps_the_kernel_alone_and_says_so() {
         source.contains("% 32 != 0) return 1;") && !source.contains("_tiles("),
         "{source}"
     );
+}
+
+/// Which way each sketch rounds sizes up: inside the kernel where the checks stay out of the hot
+/// loops (the register-blocked GEMMs), on copies where the kernel reads `A` inside its k loop
+/// (the TVM versions), and the CLI says which with the reason.
+#[test]
+fn register_blocked_kernels_round_up_inside_the_kernel_and_the_tvm_versions_on_copies() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rounding-way");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (sketch, inside) in [
+        ("register-blocking", true),
+        ("register-blocking-avx512", true),
+        ("register-blocking-any", true),
+        ("parallel", false),
+        ("blocking", false),
+    ] {
+        let c = dir.join(format!("{sketch}.c"));
+        let o = common::risec(&[
+            "examples/matmul.rise",
+            "--sketch",
+            &format!("sketches/matmul/{sketch}.sk"),
+            "-o",
+            c.to_str().unwrap(),
+        ]);
+        let err = common::stderr(&o);
+        assert!(o.status.success(), "{err}");
+        let source = std::fs::read_to_string(&c).unwrap();
+        if inside {
+            assert!(
+                err.contains("inside the kernel, skipping work past the real sizes"),
+                "{sketch}: {err}"
+            );
+            assert!(
+                source.contains("return matmul_edges(m, n, k, out, a, b);"),
+                "{sketch}"
+            );
+            assert!(!source.contains("calloc("), "{sketch}: no copies");
+        } else {
+            assert!(
+                err.contains("on zero-padded copies (`a` is read inside a reduction loop"),
+                "{sketch}: {err}"
+            );
+            assert!(!source.contains("matmul_edges"), "{sketch}");
+        }
+    }
 }

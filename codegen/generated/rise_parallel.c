@@ -76,7 +76,7 @@ static int rise_parallel_tiles(int m, int n, int k, float *restrict out, const f
             }
         }
     }
-    #pragma omp parallel for
+    #pragma omp parallel for schedule(dynamic)
     for (int a_blk = 0; a_blk < (m / 32); a_blk++) { // mapPar
         for (int a_col = 0; a_col < (n / 32); a_col++) { // mapSeq
             float acc[1024] __attribute__((aligned(64)));

@@ -103,7 +103,7 @@ static int rise_register_blocking_tiles(int m, int n, int k, float *restrict out
             }
         }
         for (int k_mem1_col = 0; k_mem1_col < (k / 768); k_mem1_col++) { // reduceSeq
-            #pragma omp parallel for
+            #pragma omp parallel for schedule(dynamic)
             for (int out_blk = 0; out_blk < (m / 48); out_blk++) { // mapPar
                 for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
                     for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
@@ -356,7 +356,7 @@ static int rise_register_blocking_edges(int m, int n, int k, float *restrict out
                 }
             }
             for (int k_mem1_col = 0; k_mem1_col < (k_up / 768); k_mem1_col++) { // reduceSeq
-                #pragma omp parallel for
+                #pragma omp parallel for schedule(dynamic)
                 for (int out_blk = 0; out_blk < (m_up / 48); out_blk++) { // mapPar
                     for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
                         for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
@@ -538,7 +538,7 @@ static int rise_register_blocking_edges(int m, int n, int k, float *restrict out
             }
             for (int k_mem1_col = 0; k_mem1_col < (k_up / 768); k_mem1_col++) { // reduceSeq
                 if ((m_up / 48) * 48 - 1 < m && mem_blk * 512 + 511 < n) { // every access in range
-                    #pragma omp parallel for
+                    #pragma omp parallel for schedule(dynamic)
                     for (int out_blk = 0; out_blk < (m_up / 48); out_blk++) { // mapPar
                         for (int out_col = 0; out_col < 32; out_col++) { // mapSeq
                             for (int out_row = 0; out_row < 8; out_row++) { // mapSeq
@@ -709,7 +709,7 @@ static int rise_register_blocking_edges(int m, int n, int k, float *restrict out
                     }
                 } else {
                     int32_t out_blk_live = rise_edge_min((m_up / 48), (m + 47) / 48);
-                    #pragma omp parallel for
+                    #pragma omp parallel for schedule(dynamic)
                     for (int out_blk = 0; out_blk < out_blk_live; out_blk++) { // mapPar
                         if (out_blk * 48 + 47 < m && mem_blk * 512 + 511 < n) { // every access in range
                             for (int out_col = 0; out_col < 32; out_col++) { // mapSeq

@@ -459,8 +459,12 @@ impl LoopOrigin {
 pub enum Schedule {
     /// One after the other.
     Sequential,
-    /// Shared among threads: `#pragma omp parallel for`.
+    /// Shared among threads in equal parts decided up front: `#pragma omp parallel for`.
     Parallel,
+    /// Shared among threads one iteration at a time, taken as threads become free:
+    /// `#pragma omp parallel for schedule(dynamic)` (loops that compute, see
+    /// [`crate::backend_c::translate::Translator::finish`]).
+    ParallelDynamic,
     /// Asked to run in parallel (`mapPar`) inside a parallel loop, so one after the other.
     NestedParallel,
 }
@@ -657,7 +661,7 @@ impl Stmt {
     pub fn has_parallel_loop(&self) -> bool {
         match self {
             Stmt::For {
-                schedule: Schedule::Parallel,
+                schedule: Schedule::Parallel | Schedule::ParallelDynamic,
                 ..
             } => true,
             Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {

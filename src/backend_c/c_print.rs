@@ -98,6 +98,10 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
                     let _ = writeln!(out, "{pad}#pragma omp parallel for");
                     ""
                 }
+                Schedule::ParallelDynamic => {
+                    let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(dynamic)");
+                    ""
+                }
                 Schedule::NestedParallel => " (nested in a parallel loop: sequential)",
             };
             let bound = match limit {

@@ -318,18 +318,14 @@ fn emit_unnamed(
     if edges_kernel.as_ref().is_some_and(|k| k.trimmed_loops > 0) {
         src.push_str(edges::trim::HELPERS);
     }
-    let (opening, name) = if rounded {
-        (
-            format!(
-                "/* The kernel: sizes that satisfy its divisibility facts only. */\n{}",
-                static_signature(&kernel_name)
-            ),
-            kernel_name.clone(),
+    let opening = if rounded {
+        format!(
+            "/* The kernel: sizes that satisfy its divisibility facts only. */\n{}",
+            static_signature(&kernel_name)
         )
     } else {
-        (format!("{doc}{signature}"), fname.clone())
+        format!("{doc}{signature}")
     };
-    let _ = name;
     entry_checks.extend(main_overflow);
     src.push_str(&kernel_function(&KernelFunction {
         fname: &fname,

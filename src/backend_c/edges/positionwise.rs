@@ -147,12 +147,9 @@ impl State {
                 guard: (**guard).clone(),
             }]),
             CExpr::EdgeLoad { .. } => Some(Vec::new()),
-            CExpr::Load { buf, idx, ty, .. } if buf == out => {
-                // Unchecked reads of the output do not occur in the edges kernel; if one
-                // did, nothing is known of it.
-                let _ = (idx, ty);
-                None
-            }
+            // Unchecked reads of the output do not occur in the edges kernel; if one did,
+            // nothing would be known of it.
+            CExpr::Load { buf, .. } if buf == out => None,
             CExpr::Load { buf, idx, ty, .. } => self.load(buf, idx, ty.lanes),
             CExpr::Bin(_, a, b) => union(&self.expr(a, out), &self.expr(b, out)),
             CExpr::Neg(a) => self.expr(a, out),
