@@ -5,14 +5,20 @@
 //! [`super::copies`]), without the copies: an input element past the real sizes reads as zero
 //! (a checked load), an output element past them is not stored (a checked store), and a read
 //! of the output there gives zero ([`super::positionwise`] proves that no stored value depends
-//! on such a read). Then the loop iterations that only write past the real sizes are skipped
-//! ([`super::trim`]): a block of 24 rows with one real row computes one panel of 6 rows, not
-//! four. What remains of the rounding is the work inside partial tiles and in the loops no
-//! store decides (a reduction over a rounded-up size adds its zeros).
+//! on such a read). The program's own copies of the inputs (packed panels) are checked arrays
+//! too ([`super::extents`]). Then:
 //!
-//! The checks cost little where they sit outside the hot loops (packing the inputs, filling
-//! and emptying a register tile); an input read inside a reduction loop is checked on every
-//! iteration, so such kernels keep the copies ([`build`] says why).
+//! * the loop iterations that do nothing are skipped ([`super::trim`]): those that only write
+//!   past the real sizes (a block of 24 rows with one real row computes one panel of 6 rows,
+//!   not four), and those of a reduction over zero padding (the KC loop of the last block of
+//!   `k` stops at `k`); the checks those bounds imply are dropped;
+//! * loop bodies whose accesses are all in range run a copy without checks
+//!   ([`super::unswitch`]).
+//!
+//! What remains of the rounding is the work inside partial register tiles. The checks cost
+//! little where they sit outside the hot loops (packing the inputs, filling and emptying a
+//! register tile); an input read inside a reduction loop is checked on every iteration, so such
+//! kernels keep the copies ([`build`] says why).
 
 use super::{dims, positionwise, sizes_named, trim, unswitch, Plan};
 use crate::backend_c::body::{self, Entry, Setting, Translated};
