@@ -220,6 +220,26 @@ impl CExpr {
         })
     }
 
+    /// A load from an array of the edges kernel: checked where `guard` has a dimension, plain
+    /// otherwise.
+    pub fn edge_load(buf: &str, idx: Ix, ty: CType, guard: Guard, aligned: bool) -> CExpr {
+        if guard.dims.is_empty() {
+            return CExpr::Load {
+                buf: buf.to_string(),
+                idx,
+                ty,
+                aligned,
+            };
+        }
+        CExpr::EdgeLoad {
+            buf: buf.to_string(),
+            idx,
+            ty,
+            guard: Rc::new(guard),
+            aligned,
+        }
+    }
+
     /// Calls `f` on every checked load ([`CExpr::EdgeLoad`]) in the expression.
     pub fn for_each_edge_load(&self, f: &mut dyn FnMut(&CExpr)) {
         guarded(|| match self {
@@ -592,6 +612,37 @@ impl Stmt {
             Stmt::IfElse {
                 then, otherwise, ..
             } => then.iter().chain(otherwise).for_each(|s| s.for_each_expr(f)),
+        }
+    }
+
+    /// A store to an array of the edges kernel: checked where `guard` has a dimension, plain
+    /// otherwise.
+    pub fn edge_store(
+        buf: String,
+        idx: Ix,
+        ty: CType,
+        guard: Guard,
+        value: CExpr,
+        aligned: bool,
+    ) -> Stmt {
+        if guard.dims.is_empty() {
+            return Stmt::Store(
+                Place::Mem {
+                    buf,
+                    idx,
+                    ty,
+                    aligned,
+                },
+                value,
+            );
+        }
+        Stmt::EdgeStore {
+            buf,
+            idx,
+            ty,
+            guard,
+            value,
+            aligned,
         }
     }
 

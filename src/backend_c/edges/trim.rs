@@ -34,7 +34,6 @@ use crate::backend_c::c_ast::{CExpr, CType, Guard, Place, Stmt};
 use crate::backend_c::ix::{Atom, Ix};
 use crate::ir::types::ScalarType;
 use std::collections::HashSet;
-use std::rc::Rc;
 
 /// The C helpers the bounds use.
 pub const HELPERS: &str = "static inline int rise_edge_min(int a, int b) { return a < b ? a : b; }
@@ -411,25 +410,7 @@ fn rewrite_guards(stmts: &mut [Stmt], f: &dyn Fn(&Guard) -> Guard) {
                 ty,
                 guard,
                 aligned,
-            } => {
-                let g = f(guard);
-                Some(if g.dims.is_empty() {
-                    CExpr::Load {
-                        buf: buf.clone(),
-                        idx: idx.clone(),
-                        ty: *ty,
-                        aligned: *aligned,
-                    }
-                } else {
-                    CExpr::EdgeLoad {
-                        buf: buf.clone(),
-                        idx: idx.clone(),
-                        ty: *ty,
-                        guard: Rc::new(g),
-                        aligned: *aligned,
-                    }
-                })
-            }
+            } => Some(CExpr::edge_load(buf, idx.clone(), *ty, f(guard), *aligned)),
             _ => None,
         })
     };
@@ -445,28 +426,8 @@ fn rewrite_guards(stmts: &mut [Stmt], f: &dyn Fn(&Guard) -> Guard) {
                 value,
                 aligned,
             } => {
-                let g = f(guard);
                 let v = expr(value);
-                *s = if g.dims.is_empty() {
-                    Stmt::Store(
-                        Place::Mem {
-                            buf: buf.clone(),
-                            idx: idx.clone(),
-                            ty: *ty,
-                            aligned: *aligned,
-                        },
-                        v,
-                    )
-                } else {
-                    Stmt::EdgeStore {
-                        buf: buf.clone(),
-                        idx: idx.clone(),
-                        ty: *ty,
-                        guard: g,
-                        value: v,
-                        aligned: *aligned,
-                    }
-                };
+                *s = Stmt::edge_store(buf.clone(), idx.clone(), *ty, f(guard), v, *aligned);
             }
             Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => rewrite_guards(body, f),
             Stmt::IfElse {
@@ -485,6 +446,7 @@ mod tests {
     use super::*;
     use crate::backend_c::c_ast::{print_stmts, BinOp, EdgeDim, LoopOrigin, Schedule};
     use crate::ir::primitive::Primitive;
+    use std::rc::Rc;
 
     fn f32x1() -> CType {
         CType {

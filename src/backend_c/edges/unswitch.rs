@@ -110,21 +110,11 @@ fn plain_everywhere(stmts: &[Stmt], needed: &[String]) -> Vec<Stmt> {
     for s in stmts {
         match s {
             Stmt::Decl { name, .. } if limits.contains(name) => {}
-            Stmt::For {
-                var,
-                extent,
-                origin,
-                schedule,
-                body,
-                limit,
-            } => out.push(Stmt::For {
-                var: var.clone(),
-                extent: extent.clone(),
-                origin: *origin,
-                schedule: *schedule,
-                body: plain_everywhere(body, needed),
-                limit: limit.clone().filter(|l| needed.contains(l)),
-            }),
+            Stmt::For { body, limit, .. } => out.push(with_body(
+                s,
+                plain_everywhere(body, needed),
+                limit.clone().filter(|l| needed.contains(l)),
+            )),
             Stmt::Unrolled {
                 origin,
                 iteration,
@@ -269,21 +259,9 @@ fn strip_stmt(s: &Stmt) -> Stmt {
             name: name.clone(),
             init: init.as_ref().map(strip),
         },
-        Stmt::For {
-            var,
-            extent,
-            origin,
-            schedule,
-            body,
-            limit,
-        } if !has_loop(body) => Stmt::For {
-            var: var.clone(),
-            extent: extent.clone(),
-            origin: *origin,
-            schedule: *schedule,
-            body: body.iter().map(strip_stmt).collect(),
-            limit: limit.clone(),
-        },
+        Stmt::For { body, limit, .. } if !has_loop(body) => {
+            with_body(s, body.iter().map(strip_stmt).collect(), limit.clone())
+        }
         Stmt::Unrolled {
             origin,
             iteration,
@@ -292,6 +270,27 @@ fn strip_stmt(s: &Stmt) -> Stmt {
             origin: *origin,
             iteration: *iteration,
             body: body.iter().map(strip_stmt).collect(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// The loop `s` with another body and bound (other statements are returned as they are).
+fn with_body(s: &Stmt, body: Vec<Stmt>, limit: Option<String>) -> Stmt {
+    match s {
+        Stmt::For {
+            var,
+            extent,
+            origin,
+            schedule,
+            ..
+        } => Stmt::For {
+            var: var.clone(),
+            extent: extent.clone(),
+            origin: *origin,
+            schedule: *schedule,
+            body,
+            limit,
         },
         other => other.clone(),
     }

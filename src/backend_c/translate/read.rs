@@ -67,7 +67,7 @@ impl Translator {
                 let aligned = array.aligned_base && aligned_ok(ct, &idx);
                 Ok(Val {
                     ty: elem_ty,
-                    kind: ValKind::Scalar(edge_load(&array.buf, idx, ct, guard, aligned)),
+                    kind: ValKind::Scalar(CExpr::edge_load(&array.buf, idx, ct, guard, aligned)),
                 })
             }
             View::Written(acc) => {
@@ -94,7 +94,7 @@ impl Translator {
                         aligned_base,
                     }) => {
                         let aligned = aligned_base && aligned_ok(ct, &idx);
-                        edge_load(&buf, idx, ct, guard, aligned)
+                        CExpr::edge_load(&buf, idx, ct, guard, aligned)
                     }
                     // A vector written through a layout that addresses lanes one by one
                     // (`asScalar`): read it back lane by lane.
@@ -228,7 +228,7 @@ impl Translator {
         let places = resolve_lanes(at, ct.lanes, self)?;
         if let Some((buf, idx, guard, aligned_base)) = consecutive_in_edge(&places) {
             let aligned = aligned_base && aligned_ok(ct, &idx);
-            return Ok(edge_load(&buf, idx, ct, guard, aligned));
+            return Ok(CExpr::edge_load(&buf, idx, ct, guard, aligned));
         }
         if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
             return Ok(CExpr::Load {
@@ -253,31 +253,11 @@ impl Translator {
                 }),
                 Resolved::Edge {
                     buf, idx, guard, ..
-                } => Ok(edge_load(&buf, idx, lane_ty, guard, false)),
+                } => Ok(CExpr::edge_load(&buf, idx, lane_ty, guard, false)),
                 Resolved::Var(..) => err("internal: reading back a lane that is not in memory"),
             })
             .collect::<R<Vec<_>>>()?;
         Ok(CExpr::Lanes(ct, lanes))
-    }
-}
-
-/// A load from the caller's array in the edges kernel: a plain load when no dimension needs a
-/// check.
-pub(super) fn edge_load(buf: &str, idx: Ix, ty: CType, guard: Guard, aligned: bool) -> CExpr {
-    if guard.dims.is_empty() {
-        return CExpr::Load {
-            buf: buf.to_string(),
-            idx,
-            ty,
-            aligned,
-        };
-    }
-    CExpr::EdgeLoad {
-        buf: buf.to_string(),
-        idx,
-        ty,
-        guard: Rc::new(guard),
-        aligned,
     }
 }
 

@@ -215,39 +215,6 @@ impl Translator {
         Ok(())
     }
 
-    /// A store to an array of the edges kernel: checked, or plain where no dimension needs a
-    /// check.
-    fn emit_edge_store(
-        &mut self,
-        buf: String,
-        idx: Ix,
-        ty: CType,
-        guard: Guard,
-        value: CExpr,
-        aligned: bool,
-    ) {
-        if guard.dims.is_empty() {
-            self.emit(Stmt::Store(
-                Place::Mem {
-                    buf,
-                    idx,
-                    ty,
-                    aligned,
-                },
-                value,
-            ));
-        } else {
-            self.emit(Stmt::EdgeStore {
-                buf,
-                idx,
-                ty,
-                guard,
-                value,
-                aligned,
-            });
-        }
-    }
-
     /// Stores a scalar or vector.
     pub(super) fn store(&mut self, acc: &Acc, e: CExpr, ty: &Type) -> R<()> {
         let ct = self.ctype(ty)?;
@@ -279,7 +246,7 @@ impl Translator {
                     } else {
                         guard
                     };
-                    self.emit_edge_store(buf, idx, ct, guard, e, aligned);
+                    self.emit(Stmt::edge_store(buf, idx, ct, guard, e, aligned));
                     return Ok(());
                 }
             };
@@ -290,7 +257,7 @@ impl Translator {
         let places = resolve_lanes(acc, ct.lanes, self)?;
         if let Some((buf, idx, guard, aligned_base)) = consecutive_in_edge(&places) {
             let aligned = aligned_base && aligned_ok(ct, &idx);
-            self.emit_edge_store(buf, idx, ct, guard, e, aligned);
+            self.emit(Stmt::edge_store(buf, idx, ct, guard, e, aligned));
             return Ok(());
         }
         if let Some((buf, idx, aligned_base)) = consecutive_in_memory(&places) {
@@ -328,7 +295,7 @@ impl Translator {
                 Resolved::Edge {
                     buf, idx, guard, ..
                 } => {
-                    self.emit_edge_store(buf, idx, scalar, guard, value, false);
+                    self.emit(Stmt::edge_store(buf, idx, scalar, guard, value, false));
                     continue;
                 }
             };
