@@ -49,6 +49,45 @@ pub fn program_normal(term: &Expr) -> Result<Expr, OutOfFuel> {
     }
 }
 
+/// `term` with its program interface back: under its `size_params` size lambdas, `value_params`
+/// value lambdas, eta-expanding the body for those a rewrite removed. A search may eta-reduce
+/// `fun xs => mapSeq f xs` to `mapSeq f`, the same function; the program still takes `xs`, and
+/// printing and code generation name its parameters. A term whose type has fewer arrows than
+/// that is returned as it is.
+pub fn restore_params(term: &Expr, size_params: usize, value_params: usize) -> Expr {
+    if size_params > 0 {
+        return match &term.kind {
+            ExprKind::NatLambda(b) => Expr::new(
+                ExprKind::NatLambda(Box::new(restore_params(b, size_params - 1, value_params))),
+                term.ty.clone(),
+            ),
+            _ => term.clone(),
+        };
+    }
+    if value_params == 0 {
+        return term.clone();
+    }
+    match (&term.kind, term.ty.get()) {
+        (ExprKind::Lambda(b), _) => Expr::new(
+            ExprKind::Lambda(Box::new(restore_params(b, 0, value_params - 1))),
+            term.ty.clone(),
+        ),
+        (_, crate::ir::types::TypeNode::Fun(param, result)) => {
+            // `f` becomes `fun x => f x`: `f` moves under the new binder.
+            let Some(f) = shift_vars(term, 1, 0) else {
+                return term.clone();
+            };
+            let x = Expr::new(ExprKind::Var(0), param.clone());
+            let applied = Expr::new(ExprKind::App(Box::new(f), Box::new(x)), result.clone());
+            Expr::new(
+                ExprKind::Lambda(Box::new(restore_params(&applied, 0, value_params - 1))),
+                term.ty.clone(),
+            )
+        }
+        _ => term.clone(),
+    }
+}
+
 fn burn(fuel: &mut usize, amount: usize) -> Result<(), OutOfFuel> {
     *fuel = fuel.checked_sub(amount).ok_or(OutOfFuel)?;
     Ok(())
@@ -132,6 +171,18 @@ mod tests {
         );
         let goal = program("def p {n : nat} (xs : n.f32) = xs |> map (fun (x : f32) => x)");
         assert_eq!(program_normal(&e).unwrap(), goal);
+    }
+
+    #[test]
+    fn removed_parameters_are_restored_by_eta_expansion() {
+        let written = program("def p {n : nat} (xs : n.f32) (ys : n.f32) = zip xs ys");
+        let reduced = program("def p {n : nat} = zip : n.f32 -> n.f32 -> n.(f32, f32)");
+        assert_eq!(restore_params(&reduced, 1, 2), written);
+        // One parameter kept, one removed.
+        let half = program("def p {n : nat} (xs : n.f32) = zip xs : n.f32 -> n.(f32, f32)");
+        assert_eq!(restore_params(&half, 1, 2), written);
+        // Nothing to restore.
+        assert_eq!(restore_params(&written, 1, 2), written);
     }
 
     #[test]

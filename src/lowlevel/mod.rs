@@ -34,7 +34,14 @@ pub fn lower(p: &TypedProgram) -> TypedProgram {
 pub fn lower_within(p: &TypedProgram, budget: &Budget) -> Result<TypedProgram, Exhausted> {
     let normal = |t: &Expr| program_normal(t).unwrap_or_else(|_| t.clone());
     budget.check(Stage::Lowering)?;
-    let mut t = normal(&p.term);
+    // A program reaching lowering without some of its parameters (eta-reduced by a search)
+    // gets them back first: lowering, printing and C name them.
+    let restored = crate::core::normalize::restore_params(
+        &p.term,
+        p.size_params.len(),
+        p.value_params.len(),
+    );
+    let mut t = normal(&restored);
     // Fusion exposes new redexes and new fusion opportunities; a few rounds reach a fixpoint.
     for _ in 0..8 {
         budget.check(Stage::Lowering)?;

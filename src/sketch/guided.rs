@@ -6,7 +6,7 @@
 //! statistics are a [`SearchStats`] (the runner's, with the step's name, sketch and extraction
 //! figures added); progress reaches the caller through the runner's progress hook.
 
-use crate::core::normalize::program_normal;
+use crate::core::normalize::{program_normal, restore_params};
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::eqsat::egraph::{self, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
@@ -240,7 +240,10 @@ pub fn run(
         record.summary.message = record.step_line();
         stats.push(record);
         match extracted {
-            Some(e) => term = e,
+            // The program keeps its parameters, whatever eta did at the root.
+            Some(e) => {
+                term = restore_params(&e, program.size_params.len(), program.value_params.len())
+            }
             None => {
                 let diagnosis = diagnose::diagnose(diagnose::Failure {
                     program,
