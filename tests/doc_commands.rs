@@ -22,7 +22,18 @@ fn documents() -> Vec<PathBuf> {
         PathBuf::from(ROOT).join("README.md"),
         PathBuf::from(ROOT).join("codegen/README.md"),
     ];
-    for dir in ["docs", "sketches", "sketches/matmul", "sketches/matvec"] {
+    let mut dirs = vec![PathBuf::from("docs"), PathBuf::from("sketches")];
+    // Every kernel's folder of sketches.
+    if let Ok(entries) = std::fs::read_dir(Path::new(ROOT).join("sketches")) {
+        let mut kernels: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| PathBuf::from("sketches").join(e.file_name()))
+            .collect();
+        kernels.sort();
+        dirs.extend(kernels);
+    }
+    for dir in dirs {
         let Ok(entries) = std::fs::read_dir(Path::new(ROOT).join(dir)) else {
             continue;
         };

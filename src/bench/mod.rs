@@ -7,6 +7,7 @@
 //! (`risec bench --version NAME=FILE.rise`) or produced by the pipeline from a sketch file
 //! (`--sketch FILE.sk`).
 
+pub mod generic;
 pub mod harness;
 pub mod report;
 
@@ -109,6 +110,13 @@ pub enum BenchError {
         kernel: String,
         /// Its relative error (NaN when its result is not a number).
         error: f64,
+    },
+    /// The generic benchmark cannot run the program (its interface, its inputs, the
+    /// interpreter's reference), for the reason given.
+    #[error("error: {reason}")]
+    Generic {
+        /// Why.
+        reason: String,
     },
     /// The plot could not be drawn or written.
     #[error("error: cannot draw `{}`: {reason}", path.display())]

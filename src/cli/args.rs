@@ -159,9 +159,21 @@ pub(super) enum Command {
         #[arg(long)]
         exact_sizes: bool,
     },
-    /// Benchmark matrix-multiplication versions against the hand-written C baselines and
-    /// OpenBLAS: compile (cc), verify against the naive C baseline, time, print a table.
+    /// Benchmark versions of a program: compile (cc), verify, time, print a table.
+    ///
+    /// For the matrix multiplication (`def matmul {m n k : nat} (a : m.k.f32) (b : k.n.f32) :
+    /// m.n.f32`): against the hand-written C of TVM's schedule steps and OpenBLAS. For any other
+    /// program: every version checked against the reference interpreter at a small size, then
+    /// against the naive lowering and timed at `--size`, beside a memcpy of the same bytes
+    /// (GB/s), OpenBLAS where the program is a BLAS operation, and `--baseline` C functions.
     Bench(super::bench::BenchArgs),
+    /// Check versions of a program against the reference interpreter (and the naive lowering).
+    ///
+    /// Every version (the naive lowering, one per sketch file, low-level files, `--baseline` C
+    /// functions) runs as C on seeded inputs at a small size and its result is compared with
+    /// the interpreter's; with `--size`, also with the naive lowering's C at that size. Exits
+    /// with 1 when a result differs.
+    Verify(super::verify::VerifyArgs),
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
     /// List the cost models a sketch step may name (`cost = …`).

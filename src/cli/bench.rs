@@ -16,9 +16,19 @@ pub struct BenchArgs {
     /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
     #[arg(long = "version", value_name = "NAME=FILE.rise")]
     pub versions: Vec<String>,
-    /// The sizes, e.g. `m=1024,n=1024,k=1024`.
-    #[arg(long, default_value = "m=1024,n=1024,k=1024")]
-    pub size: String,
+    /// The sizes, e.g. `m=1024,n=1024,k=1024` [default for the matrix multiplication:
+    /// m=1024,n=1024,k=1024; other programs must give theirs].
+    #[arg(long)]
+    pub size: Option<String>,
+    /// For a program other than the matrix multiplication: sizes of the check against the
+    /// reference interpreter before the benchmark, e.g. `n=13` [default: a small size the
+    /// program's facts allow].
+    #[arg(long, value_name = "SIZES")]
+    pub check_size: Option<String>,
+    /// A C function of the program's signature timed beside the versions:
+    /// `NAME=FILE.c:FUNCTION` (repeatable; programs other than the matrix multiplication).
+    #[arg(long = "baseline", value_name = "NAME=FILE.c:FUNCTION")]
+    pub baseline: Vec<String>,
     /// OpenMP thread counts, e.g. `1,2`.
     #[arg(long, default_value = "1", value_delimiter = ',')]
     pub threads: Vec<u32>,
@@ -156,9 +166,28 @@ pub fn sketch_version_with(
     }
 }
 
+/// Whether the program at `path` is a matrix multiplication the matmul benchmark (with its
+/// hand-written TVM baselines) takes; other programs get the generic one.
+fn is_matmul(path: &str) -> Result<bool, String> {
+    let p = crate::load_program(path, None).map_err(|e| e.to_string())?;
+    Ok(p.size_params == ["m", "n", "k"]
+        && crate::core::print::program_type_to_source(&p) == crate::bench::MATMUL_TYPE)
+}
+
 /// Runs `risec bench`; returns the table (progress goes to standard error).
 pub fn bench(args: &BenchArgs) -> Result<String, String> {
-    let sizes = parse_mnk(&args.size)?;
+    if let Some(program) = &args.program {
+        if !args.baseline.is_empty() || !is_matmul(program)? {
+            if args.plot.is_some() {
+                return Err("error: `--plot` draws GFLOP/s bars of matrix multiplications; for other programs, write the results with `--csv`".into());
+            }
+            return super::verify::bench_generic(args, program);
+        }
+    }
+    if !args.baseline.is_empty() {
+        return Err("error: `--baseline` needs the program: `risec bench PROGRAM.rise --sketch … --baseline NAME=FILE.c:FUNCTION`".into());
+    }
+    let sizes = parse_mnk(args.size.as_deref().unwrap_or("m=1024,n=1024,k=1024"))?;
     if args.threads.is_empty() || args.threads.contains(&0) {
         return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
     }

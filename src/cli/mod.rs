@@ -19,6 +19,10 @@ mod eval;
 mod print;
 mod prove;
 mod rules;
+#[cfg(feature = "testkit")]
+pub mod verify;
+#[cfg(not(feature = "testkit"))]
+mod verify;
 
 #[cfg(not(feature = "testkit"))]
 pub(crate) use self::{
@@ -29,6 +33,7 @@ pub(crate) use self::{
     print::print,
     prove::prove,
     rules::{costs, rules},
+    verify::verify,
 };
 #[cfg(feature = "testkit")]
 pub use self::{
@@ -39,6 +44,7 @@ pub use self::{
     print::print,
     prove::{prove, ProveOutput},
     rules::{costs, rules},
+    verify::{verify, VerifyArgs},
 };
 
 use crate::eqsat::prove::ProveOptions;
@@ -105,6 +111,7 @@ fn run(command: Command) -> ExitCode {
         Command::Rules => Ok(ok(rules())),
         Command::Costs => Ok(ok(costs())),
         Command::Bench(args) => bench(&args).map(ok),
+        Command::Verify(args) => verify(&args).map(ok),
         Command::EmitC {
             file,
             output,

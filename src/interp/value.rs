@@ -102,7 +102,6 @@ impl Value {
     }
 
     /// An array of the given elements.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn array(elems: impl IntoIterator<Item = Value>) -> Value {
         Value::Array(elems.into_iter().collect::<Vec<_>>().into())
     }
@@ -237,7 +236,6 @@ impl Value {
 
     /// The leaves of a data value (scalars and indices) in row-major order, as a C buffer
     /// would hold them: arrays and vectors element by element, pairs first then second.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn flatten(&self, out: &mut Vec<Value>) {
         match self {
             Value::Array(xs) | Value::Vector(xs) => xs.iter().for_each(|x| x.flatten(out)),

@@ -1,0 +1,391 @@
+//! `risec verify` and `risec bench` for any entry point whose C function takes scalars and
+//! arrays of scalars ([`shape::Shape`]): the versions (the naive lowering of the program, one
+//! per sketch file, low-level files of the same type), a user's own C functions of the same
+//! signature, and OpenBLAS where the program is one of the BLAS operations it knows
+//! ([`blas`]), all built into one driver ([`driver`]) with seeded inputs.
+//!
+//! * **Verification** ([`verify`]): at small sizes, every kernel's result against the reference
+//!   interpreter's on the same inputs (the driver writes both its inputs and the results);
+//! * **benchmark** ([`bench()`]): at the benchmark sizes, every kernel against the naive lowering's
+//!   C, then timed in interleaved rounds beside a `memcpy` moving the bytes one call reads and
+//!   writes, so that a memory-bound kernel's GB/s reads against the copy bandwidth measured in
+//!   the same run ([`report`]).
+
+pub mod blas;
+pub mod driver;
+pub mod report;
+pub mod shape;
+
+use super::harness::{compile_executable, parse_lines};
+use super::{BenchError, Version};
+use crate::backend_c::{emit_c, CodegenOptions};
+use crate::core::TypedProgram;
+use shape::Shape;
+use std::path::{Path, PathBuf};
+
+/// The largest relative error (`max |c - ref| / max |ref|`) a kernel may have.
+pub const REL_ERROR_BOUND: f64 = 1e-4;
+
+/// A C function of the user's with the program's signature, timed beside the versions
+/// (`--baseline NAME=FILE.c:FUNCTION`).
+#[derive(Clone, Debug)]
+pub struct UserBaseline {
+    /// The name in the table.
+    pub name: String,
+    /// The C file that defines it.
+    pub file: PathBuf,
+    /// The function.
+    pub function: String,
+}
+
+/// Everything the driver is built from.
+pub struct Kernels<'a> {
+    /// The program as written (the interpreter's reference and the naive lowering's source).
+    pub program: &'a TypedProgram,
+    /// The versions (sketch files, low-level files).
+    pub versions: &'a [Version],
+    /// The user's C functions.
+    pub user: &'a [UserBaseline],
+    /// Whether to add OpenBLAS where the program is a BLAS operation it knows.
+    pub openblas: bool,
+}
+
+/// What a built driver runs, in order (the first is the naive lowering, the reference).
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// The executable.
+    pub exe: PathBuf,
+    /// The interface.
+    pub shape: Shape,
+    /// Each kernel's name and who wrote it.
+    pub kernels: Vec<(String, super::Origin)>,
+    /// The BLAS operation the program was recognised as, when OpenBLAS runs.
+    pub blas: Option<&'static str>,
+}
+
+/// Compiles the kernels and the driver into `dir`.
+pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
+    let shape = Shape::of(k.program).map_err(|reason| BenchError::Generic { reason })?;
+    std::fs::create_dir_all(dir).map_err(|source| BenchError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let naive = crate::optimize(k.program, &[], &Default::default()).map_err(|e| {
+        BenchError::Generic {
+            reason: format!("the naive lowering of `{}`: {e}", k.program.name),
+        }
+    })?;
+    let mut versions = vec![Version {
+        name: "naive".into(),
+        program: naive.program,
+        exact_sizes: false,
+    }];
+    versions.extend(k.versions.iter().cloned());
+    let mut sources = Vec::new();
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut kernels = Vec::new();
+    for v in &versions {
+        if v.program.term.ty != k.program.term.ty {
+            return Err(BenchError::Type {
+                version: v.name.clone(),
+                found: crate::core::print::program_type_to_source(&v.program),
+            });
+        }
+        let function = super::kernel_function(&v.name);
+        if entries.iter().any(|(_, f)| *f == function) {
+            return Err(BenchError::DuplicateVersion {
+                name: v.name.clone(),
+            });
+        }
+        let options = CodegenOptions {
+            sizes: None,
+            header_name: format!("{function}.h"),
+            function_name: Some(function.clone()),
+            exact_sizes: v.exact_sizes,
+        };
+        let c = emit_c(&v.program, &options).map_err(|source| BenchError::Codegen {
+            version: v.name.clone(),
+            source,
+        })?;
+        let file = dir.join(format!("{function}.c"));
+        super::write(&file, &c.source)?;
+        super::write(&dir.join(format!("{function}.h")), &c.header)?;
+        sources.push(file);
+        entries.push((v.name.clone(), function));
+        kernels.push((v.name.clone(), super::Origin::Generated));
+    }
+    for u in k.user {
+        sources.push(u.file.clone());
+        entries.push((u.name.clone(), u.function.clone()));
+        kernels.push((u.name.clone(), super::Origin::Baseline));
+    }
+    let mut libs = Vec::new();
+    let mut threads_extra = String::new();
+    let mut recognised = None;
+    if k.openblas && super::harness::openblas_available() {
+        if let Some(op) = blas::recognise(k.program, &shape) {
+            let file = dir.join("blas_baseline.c");
+            super::write(&file, &op.c_source(&shape))?;
+            sources.push(file);
+            entries.push(("OpenBLAS".into(), blas::FUNCTION.into()));
+            kernels.push(("OpenBLAS".into(), super::Origin::OpenBlas));
+            libs.push("openblas");
+            threads_extra = " openblas_set_num_threads(t);".into();
+            recognised = Some(op.name);
+        }
+    }
+    let driver = dir.join("driver.c");
+    super::write(
+        &driver,
+        &driver::source(
+            &shape,
+            &entries,
+            if recognised.is_some() {
+                &threads_extra
+            } else {
+                ""
+            },
+        ),
+    )?;
+    sources.push(driver);
+    let exe = dir.join("risec-bench");
+    compile_executable(&sources, &[dir.to_path_buf()], &exe, &[], &libs)?;
+    Ok(Built {
+        exe,
+        shape,
+        kernels,
+        blas: recognised,
+    })
+}
+
+/// The arguments every driver mode starts with: the sizes, then the element counts of the
+/// output and the inputs.
+fn size_args(shape: &Shape, sizes: &[u64]) -> Result<Vec<String>, BenchError> {
+    let mut args: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    for o in std::iter::once(&shape.output).chain(&shape.inputs) {
+        let len = o.len(sizes).map_err(|reason| BenchError::Generic { reason })?;
+        args.push(len.to_string());
+    }
+    Ok(args)
+}
+
+/// One kernel's verification against the interpreter.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The kernel's name.
+    pub name: String,
+    /// What it returned (0: computed; 1: sizes it does not take; 2, 3: memory, `int` range).
+    pub code: i32,
+    /// Its relative error against the interpreter (infinite when it returned non-zero).
+    pub error: f64,
+}
+
+/// The verification of every kernel of a built driver at `sizes` against the reference
+/// interpreter on the driver's own inputs.
+pub fn verify(built: &Built, program: &TypedProgram, sizes: &[u64], dir: &Path) -> Result<Vec<Checked>, BenchError> {
+    let dump = dir.join("dump");
+    std::fs::create_dir_all(&dump).map_err(|source| BenchError::CreateDir {
+        path: dump.clone(),
+        source,
+    })?;
+    let mut args = vec!["dump".to_string()];
+    args.extend(size_args(&built.shape, sizes)?);
+    args.push(dump.to_string_lossy().into_owned());
+    let out = std::process::Command::new(&built.exe)
+        .args(&args)
+        .output()
+        .map_err(BenchError::DriverNotRun)?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(BenchError::DriverFailed {
+            stdout: format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)),
+        });
+    }
+    let generic = |reason: String| BenchError::Generic { reason };
+    let mut inputs = Vec::new();
+    for (i, o) in built.shape.inputs.iter().enumerate() {
+        let flat = read_doubles(&dump.join(format!("in{i}.bin")))?;
+        inputs.push(shape::to_value(o, sizes, &flat).map_err(generic)?);
+    }
+    let expected = crate::interp::run_program(program, sizes, inputs)
+        .map_err(|e| generic(format!("the reference interpreter: {e}")))?;
+    let expected = shape::flatten(&expected);
+    let mut checked = Vec::new();
+    for (k, words) in parse_lines(&stdout, "DUMP").iter().enumerate() {
+        let (Some(code), Some(name_end)) = (words.last(), words.len().checked_sub(1)) else {
+            continue;
+        };
+        let name = words[..name_end].join(" ");
+        let code: i32 = code.parse().unwrap_or(-1);
+        let error = if code == 0 {
+            let got = read_doubles(&dump.join(format!("k{k}.bin")))?;
+            rel_error(&got, &expected)
+        } else {
+            f64::INFINITY
+        };
+        checked.push(Checked { name, code, error });
+    }
+    Ok(checked)
+}
+
+/// `max |c - r| / max |r|` (the absolute error when `r` is zero); NaN when a value is NaN.
+fn rel_error(c: &[f64], r: &[f64]) -> f64 {
+    if c.len() != r.len() {
+        return f64::NAN;
+    }
+    let mut num: f64 = 0.0;
+    let mut den: f64 = 0.0;
+    for (a, b) in c.iter().zip(r) {
+        let d = (a - b).abs();
+        if d.is_nan() {
+            return f64::NAN;
+        }
+        num = num.max(d);
+        den = den.max(b.abs());
+    }
+    if den > 0.0 {
+        num / den
+    } else {
+        num
+    }
+}
+
+fn read_doubles(path: &Path) -> Result<Vec<f64>, BenchError> {
+    let bytes = std::fs::read(path).map_err(|e| BenchError::Generic {
+        reason: format!("cannot read `{}`: {e}", path.display()),
+    })?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect())
+}
+
+/// Sizes for the check against the interpreter: the same small value for every size
+/// parameter, the first of a few (odd ones first, so that tiles do not divide them) for which
+/// the program's facts hold.
+pub fn check_sizes(program: &TypedProgram) -> Result<Vec<u64>, BenchError> {
+    for v in [13u64, 17, 24, 32, 48, 64, 96, 128] {
+        let sizes = vec![v; program.size_params.len()];
+        if program.violated_fact(&sizes).is_none() {
+            return Ok(sizes);
+        }
+    }
+    Err(BenchError::Generic {
+        reason: format!(
+            "no small sizes satisfy the facts of `{}`: give them with --check-size",
+            program.name
+        ),
+    })
+}
+
+/// One timed row of the driver.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The kernel's name ([`driver::COPY`] for the copy).
+    pub name: String,
+    /// Who wrote it (`None` for the copy).
+    pub origin: Option<super::Origin>,
+    /// OpenMP threads.
+    pub threads: u32,
+    /// What the kernel returned.
+    pub code: i32,
+    /// Median, fastest and slowest round, in milliseconds.
+    pub median_ms: f64,
+    /// Fastest round.
+    pub min_ms: f64,
+    /// Slowest round.
+    pub max_ms: f64,
+    /// Relative error against the naive lowering.
+    pub error: f64,
+}
+
+/// What [`bench()`] measured.
+#[derive(Clone, Debug)]
+pub struct GenericReport {
+    /// The program's name and size parameters.
+    pub shape: Shape,
+    /// The sizes.
+    pub sizes: Vec<u64>,
+    /// The bytes one call reads and writes.
+    pub bytes: u64,
+    /// Every row at every thread count.
+    pub rows: Vec<Row>,
+    /// The BLAS operation OpenBLAS ran as.
+    pub blas: Option<&'static str>,
+}
+
+/// Verifies every kernel against the naive lowering and times them at `sizes`.
+pub fn bench(
+    built: &Built,
+    sizes: &[u64],
+    threads: &[u32],
+    rounds: u32,
+) -> Result<GenericReport, BenchError> {
+    let thread_list: Vec<String> = threads.iter().map(u32::to_string).collect();
+    let mut args = vec!["bench".to_string()];
+    args.extend(size_args(&built.shape, sizes)?);
+    args.push(thread_list.join(","));
+    args.push(rounds.to_string());
+    let mut cmd = std::process::Command::new(&built.exe);
+    if built.blas.is_some() {
+        if let Some(core) = super::harness::openblas_coretype() {
+            cmd.env("OPENBLAS_CORETYPE", core);
+        }
+    }
+    let max_threads = threads.iter().max().copied().unwrap_or(1);
+    let out = cmd
+        .args(&args)
+        .env("OMP_NUM_THREADS", max_threads.to_string())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(BenchError::DriverNotRun)?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(BenchError::DriverFailed { stdout });
+    }
+    let mut rows = Vec::new();
+    for words in parse_lines(&stdout, "RESULT") {
+        let split = words.len().saturating_sub(6);
+        let name = words[..split].join(" ");
+        let nums: Vec<f64> = words[split..]
+            .iter()
+            .map(|w| w.parse().unwrap_or(f64::NAN))
+            .collect();
+        if nums.len() != 6 {
+            continue;
+        }
+        let origin = built
+            .kernels
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, o)| *o);
+        let row = Row {
+            name,
+            origin,
+            threads: nums[0] as u32,
+            code: nums[1] as i32,
+            median_ms: nums[2],
+            min_ms: nums[3],
+            max_ms: nums[4],
+            error: nums[5],
+        };
+        if row.code == 0 && origin.is_some() && (row.error.is_nan() || row.error > REL_ERROR_BOUND) {
+            return Err(BenchError::WrongResult {
+                kernel: row.name,
+                error: row.error,
+            });
+        }
+        rows.push(row);
+    }
+    let bytes = built
+        .shape
+        .bytes(sizes)
+        .map_err(|reason| BenchError::Generic { reason })?;
+    Ok(GenericReport {
+        shape: built.shape.clone(),
+        sizes: sizes.to_vec(),
+        bytes,
+        rows,
+        blas: built.blas,
+    })
+}

@@ -1,0 +1,266 @@
+//! `risec verify`, and `risec bench` for a program that is not the matmul example: versions of
+//! any entry point checked against the reference interpreter at small sizes and against the
+//! naive lowering at the benchmark sizes, then timed ([`crate::bench::generic`]).
+
+use super::bench::{load_version, sketch_version_with, BenchArgs};
+use crate::bench::generic::{self, Checked, Kernels, UserBaseline, REL_ERROR_BOUND};
+use crate::bench::Version;
+use crate::core::TypedProgram;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The arguments of `risec verify`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct VerifyArgs {
+    /// The program (`.rise`).
+    pub program: String,
+    /// A sketch file; the version it gives is named after the file (repeatable).
+    #[arg(long = "sketch", value_name = "FILE.sk")]
+    pub sketches: Vec<String>,
+    /// A low-level version of the program: `NAME=FILE.rise` (repeatable).
+    #[arg(long = "version", value_name = "NAME=FILE.rise")]
+    pub versions: Vec<String>,
+    /// A C function of the program's signature: `NAME=FILE.c:FUNCTION` (repeatable).
+    #[arg(long = "baseline", value_name = "NAME=FILE.c:FUNCTION")]
+    pub baselines: Vec<String>,
+    /// Sizes of the check against the interpreter, e.g. `n=13` [default: the same small size
+    /// for every size parameter, 13 or the first of 17, 24, 32, … the program's facts allow].
+    #[arg(long, value_name = "SIZES")]
+    pub check_size: Option<String>,
+    /// Also check every kernel against the naive lowering at these sizes, e.g. `n=4096`.
+    #[arg(long, value_name = "SIZES")]
+    pub size: Option<String>,
+    /// Keep the generated C and the driver in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<String>,
+    /// Do not check the sketch files' user rule NAME against the interpreter (repeatable).
+    #[arg(long = "trust-rule", value_name = "NAME")]
+    pub trust_rule: Vec<String>,
+}
+
+/// `NAME=FILE.c:FUNCTION`.
+fn user_baseline(item: &str) -> Result<UserBaseline, String> {
+    let usage = || format!("error: `--baseline {item}`: expected NAME=FILE.c:FUNCTION");
+    let (name, rest) = item.split_once('=').ok_or_else(usage)?;
+    let (file, function) = rest.rsplit_once(':').ok_or_else(usage)?;
+    if name.trim().is_empty() || function.trim().is_empty() {
+        return Err(usage());
+    }
+    let file = PathBuf::from(file);
+    if !file.is_file() {
+        return Err(format!(
+            "error: `--baseline {item}`: no file `{}`",
+            file.display()
+        ));
+    }
+    Ok(UserBaseline {
+        name: name.trim().to_string(),
+        file,
+        function: function.trim().to_string(),
+    })
+}
+
+/// The versions of the sketch files and low-level files given.
+fn versions(
+    program: &str,
+    sketches: &[String],
+    files: &[String],
+    trusted: &[String],
+) -> Result<Vec<Version>, String> {
+    let mut out = Vec::new();
+    for s in sketches {
+        out.push(sketch_version_with(program, s, trusted)?);
+    }
+    for v in files {
+        out.push(load_version(v)?);
+    }
+    Ok(out)
+}
+
+/// A work directory: `keep`, or a temporary one held by the returned guard.
+fn work_dir(keep: Option<&str>) -> Result<(PathBuf, Option<tempfile::TempDir>), String> {
+    match keep {
+        Some(d) => Ok((PathBuf::from(d), None)),
+        None => {
+            let t =
+                tempfile::tempdir().map_err(|e| format!("error: no temporary directory: {e}"))?;
+            Ok((t.path().to_path_buf(), Some(t)))
+        }
+    }
+}
+
+/// The check sizes: given, or chosen ([`generic::check_sizes`]).
+fn check_sizes(p: &TypedProgram, text: Option<&str>) -> Result<Vec<u64>, String> {
+    match text {
+        Some(t) => crate::core::sizes::parse_sizes(p, t).map_err(|e| e.to_string()),
+        None => generic::check_sizes(p).map_err(|e| e.to_string()),
+    }
+}
+
+fn sizes_text(p: &TypedProgram, sizes: &[u64]) -> String {
+    p.size_params
+        .iter()
+        .zip(sizes)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The lines of the check against the interpreter; whether every kernel passed.
+fn check_lines(checked: &[Checked], out: &mut String) -> bool {
+    let width = checked.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let mut all = true;
+    for c in checked {
+        let verdict = if c.code != 0 {
+            format!("returned {} (refused the sizes)", c.code)
+        } else if c.error <= REL_ERROR_BOUND {
+            format!("ok (relative error {:.1e})", c.error)
+        } else {
+            all = false;
+            format!("WRONG: relative error {:.3e}", c.error)
+        };
+        let _ = writeln!(out, "  {:<width$}  {verdict}", c.name);
+    }
+    all
+}
+
+/// Runs `risec verify`; the report, or an error when a kernel is wrong.
+pub fn verify(args: &VerifyArgs) -> Result<String, String> {
+    let program = crate::load_program(&args.program, None).map_err(|e| e.to_string())?;
+    let user = args
+        .baselines
+        .iter()
+        .map(|b| user_baseline(b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let versions = versions(
+        &args.program,
+        &args.sketches,
+        &args.versions,
+        &args.trust_rule,
+    )?;
+    let small = check_sizes(&program, args.check_size.as_deref())?;
+    let big = args
+        .size
+        .as_deref()
+        .map(|t| crate::core::sizes::parse_sizes(&program, t).map_err(|e| e.to_string()))
+        .transpose()?;
+    let (dir, _guard) = work_dir(args.keep.as_deref())?;
+    let built = generic::build(
+        &Kernels {
+            program: &program,
+            versions: &versions,
+            user: &user,
+            openblas: false,
+        },
+        &dir,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut out = format!(
+        "{}: every kernel against the reference interpreter at {} (max |c - ref| / max |ref| <= {REL_ERROR_BOUND:e})\n",
+        program.name,
+        sizes_text(&program, &small)
+    );
+    let checked = generic::verify(&built, &program, &small, &dir).map_err(|e| e.to_string())?;
+    let mut ok = check_lines(&checked, &mut out);
+    if let Some(big) = big {
+        let report = generic::bench(&built, &big, &[1], 1).map_err(|e| e.to_string())?;
+        let _ = writeln!(
+            out,
+            "against the naive lowering at {}:",
+            sizes_text(&program, &big)
+        );
+        let rows: Vec<Checked> = report
+            .rows
+            .iter()
+            .filter(|r| r.origin.is_some())
+            .map(|r| Checked {
+                name: r.name.clone(),
+                code: r.code,
+                error: r.error,
+            })
+            .collect();
+        ok &= check_lines(&rows, &mut out);
+    }
+    if ok {
+        Ok(out)
+    } else {
+        Err(format!("{out}error: a kernel computes a wrong result"))
+    }
+}
+
+/// `risec bench` for a program other than the matrix multiplication: checks every kernel
+/// against the interpreter, then benchmarks them at `--size`.
+pub(super) fn bench_generic(args: &BenchArgs, program_path: &str) -> Result<String, String> {
+    let program = crate::load_program(program_path, None).map_err(|e| e.to_string())?;
+    let size = args.size.as_deref().ok_or_else(|| {
+        format!(
+            "error: `{}` is not a matrix multiplication: give its sizes, as in `--size {}`",
+            program.name,
+            program
+                .size_params
+                .iter()
+                .map(|n| format!("{n}=…"))
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    })?;
+    let sizes = crate::core::sizes::parse_sizes(&program, size).map_err(|e| e.to_string())?;
+    let user = args
+        .baseline
+        .iter()
+        .map(|b| user_baseline(b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let versions = versions(
+        program_path,
+        &args.sketches,
+        &args.versions,
+        &args.trust_rule,
+    )?;
+    let (dir, _guard) = work_dir(args.keep.as_deref())?;
+    eprintln!(
+        "compiling {} version(s), the naive lowering and the baselines with cc...",
+        versions.len()
+    );
+    let built = generic::build(
+        &Kernels {
+            program: &program,
+            versions: &versions,
+            user: &user,
+            openblas: !args.no_baselines,
+        },
+        &dir,
+    )
+    .map_err(|e| e.to_string())?;
+    let small = check_sizes(&program, args.check_size.as_deref())?;
+    let checked = generic::verify(&built, &program, &small, &dir).map_err(|e| e.to_string())?;
+    let mut check = format!(
+        "checked against the reference interpreter at {}:\n",
+        sizes_text(&program, &small)
+    );
+    if !check_lines(&checked, &mut check) {
+        return Err(format!("{check}error: a kernel computes a wrong result"));
+    }
+    eprint!("{check}");
+    eprintln!(
+        "running {} with {} thread(s), {} rounds each...",
+        sizes_text(&program, &sizes),
+        args.threads
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.rounds.max(1)
+    );
+    let report = generic::bench(&built, &sizes, &args.threads, args.rounds.max(1))
+        .map_err(|e| e.to_string())?;
+    let mut out = report.table();
+    if let Some(path) = &args.csv {
+        std::fs::write(path, report.csv())
+            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        let _ = writeln!(out, "wrote {path}");
+    }
+    if args.plot.is_some() {
+        out.push_str("note: --plot draws matrix multiplications only; no plot was written\n");
+    }
+    Ok(out)
+}
