@@ -46,6 +46,7 @@ fn trials() -> usize {
 /// Every other rule computes the same operations in the same order and must agree exactly.
 const REASSOCIATING: &[&str] = &[
     "blocked-reduce",
+    "reduce-lanes",
     "lift-reduce-seq-2",
     "separate-dot-hv",
     "separate-dot-vh",
@@ -177,6 +178,10 @@ validations! {
     blocked_reduce: "blocked-reduce" as "blocked-reduce(4)" => [
         inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F} |> reduce (+) 0.0"),
         inst("def p (xs : 8.f32) (y : f32) = xs |> map {G} |> reduce (fun a b => a * b) 1.0"),
+    ];
+    reduce_lanes: "reduce-lanes" as "reduce-lanes(4)" => [
+        inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F} |> reduce (+) 0.0"),
+        inst("def p {n : nat} (xs : n.f32) (ys : n.f32) = zip xs ys |> map (fun q => fst q * snd q) |> reduce (+) 0.0"),
     ];
     split_join: "split-join" as "split-join(4)" => [
         inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F}"),

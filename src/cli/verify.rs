@@ -30,6 +30,9 @@ pub struct VerifyArgs {
     /// Also check every kernel against the naive lowering at these sizes, e.g. `n=4096`.
     #[arg(long, value_name = "SIZES")]
     pub size: Option<String>,
+    /// OpenMP thread counts to check with, e.g. `1,2`.
+    #[arg(long, default_value = "1,2", value_delimiter = ',')]
+    pub threads: Vec<u32>,
     /// Keep the generated C and the driver in this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<String>,
@@ -155,31 +158,41 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
         &dir,
     )
     .map_err(|e| e.to_string())?;
-    let mut out = format!(
-        "{}: every kernel against the reference interpreter at {} (max |c - ref| / max |ref| <= {REL_ERROR_BOUND:e})\n",
-        program.name,
-        sizes_text(&program, &small)
-    );
-    let checked = generic::verify(&built, &program, &small, &dir).map_err(|e| e.to_string())?;
-    let mut ok = check_lines(&checked, &mut out);
-    if let Some(big) = big {
-        let report = generic::bench(&built, &big, &[1], 1).map_err(|e| e.to_string())?;
+    if args.threads.is_empty() || args.threads.contains(&0) {
+        return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
+    }
+    let mut out = String::new();
+    let mut ok = true;
+    for &threads in &args.threads {
         let _ = writeln!(
             out,
-            "against the naive lowering at {}:",
-            sizes_text(&program, &big)
+            "{}, {threads} thread(s): every kernel against the reference interpreter at {} (max |c - ref| / max |ref| <= {REL_ERROR_BOUND:e})",
+            program.name,
+            sizes_text(&program, &small)
         );
-        let rows: Vec<Checked> = report
-            .rows
-            .iter()
-            .filter(|r| r.origin.is_some())
-            .map(|r| Checked {
-                name: r.name.clone(),
-                code: r.code,
-                error: r.error,
-            })
-            .collect();
-        ok &= check_lines(&rows, &mut out);
+        let checked =
+            generic::verify(&built, &program, &small, threads, &dir).map_err(|e| e.to_string())?;
+        ok &= check_lines(&checked, &mut out);
+        if let Some(big) = &big {
+            let report = generic::bench(&built, big, &[threads], 1).map_err(|e| e.to_string())?;
+            let _ = writeln!(
+                out,
+                "{}, {threads} thread(s): against the naive lowering at {}:",
+                program.name,
+                sizes_text(&program, big)
+            );
+            let rows: Vec<Checked> = report
+                .rows
+                .iter()
+                .filter(|r| r.origin.is_some())
+                .map(|r| Checked {
+                    name: r.name.clone(),
+                    code: r.code,
+                    error: r.error,
+                })
+                .collect();
+            ok &= check_lines(&rows, &mut out);
+        }
     }
     if ok {
         Ok(out)
@@ -232,7 +245,9 @@ pub(super) fn bench_generic(args: &BenchArgs, program_path: &str) -> Result<Stri
     )
     .map_err(|e| e.to_string())?;
     let small = check_sizes(&program, args.check_size.as_deref())?;
-    let checked = generic::verify(&built, &program, &small, &dir).map_err(|e| e.to_string())?;
+    let threads = args.threads.first().copied().unwrap_or(1);
+    let checked =
+        generic::verify(&built, &program, &small, threads, &dir).map_err(|e| e.to_string())?;
     let mut check = format!(
         "checked against the reference interpreter at {}:\n",
         sizes_text(&program, &small)

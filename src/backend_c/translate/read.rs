@@ -183,7 +183,12 @@ impl Translator {
                         let s = lanes.swap_remove(0);
                         self.broadcast(ct, s)
                     }
-                    None => CExpr::Lanes(ct, lanes),
+                    // The same operations in every lane on consecutive elements (`asVector`
+                    // of a mapped array): the operations on vectors.
+                    None => match self.lanewise(&lanes, ct) {
+                        Some(v) => v,
+                        None => CExpr::Lanes(ct, lanes),
+                    },
                 };
                 Ok(Val {
                     ty: elem_ty,
@@ -222,6 +227,59 @@ impl Translator {
             }
         }
     }
+    /// The vector whose lanes are `lanes`, when every lane applies the same operations to the
+    /// same variables and literals and to consecutive elements of the same buffers: the
+    /// operations applied to vector loads and broadcasts (`(f32x16){a[i]*x[i], a[i+1]*x[i+1],
+    /// …}` is `f32x16_load(&a[i]) * f32x16_load(&x[i])`); `None` otherwise.
+    fn lanewise(&mut self, lanes: &[CExpr], ct: CType) -> Option<CExpr> {
+        let first = lanes.first()?;
+        if lanes.iter().all(|l| l == first) {
+            return Some(self.broadcast(ct, first.clone()));
+        }
+        if let Some((buf, idx)) = contiguous_loads(lanes) {
+            return Some(CExpr::Load {
+                buf,
+                idx,
+                ty: ct,
+                aligned: false,
+            });
+        }
+        if let Some(load) = contiguous_edge_loads(lanes, ct) {
+            return Some(load);
+        }
+        match first {
+            CExpr::Bin(op, ..)
+                if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) =>
+            {
+                let mut lhs = Vec::with_capacity(lanes.len());
+                let mut rhs = Vec::with_capacity(lanes.len());
+                for l in lanes {
+                    match l {
+                        CExpr::Bin(o, a, b) if o == op => {
+                            lhs.push((**a).clone());
+                            rhs.push((**b).clone());
+                        }
+                        _ => return None,
+                    }
+                }
+                let a = self.lanewise(&lhs, ct)?;
+                let b = self.lanewise(&rhs, ct)?;
+                Some(CExpr::Bin(*op, Rc::new(a), Rc::new(b)))
+            }
+            CExpr::Neg(_) => {
+                let inner = lanes
+                    .iter()
+                    .map(|l| match l {
+                        CExpr::Neg(a) => Some((**a).clone()),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(CExpr::Neg(Rc::new(self.lanewise(&inner, ct)?)))
+            }
+            _ => None,
+        }
+    }
+
     /// The vector at acceptor `at` read back from where its lanes were written one by one: one
     /// load when the lanes are consecutive elements of one buffer, else the lanes gathered.
     fn written_lanes(&mut self, at: &Acc, ct: CType) -> R<CExpr> {

@@ -180,9 +180,15 @@ pub struct Checked {
     pub error: f64,
 }
 
-/// The verification of every kernel of a built driver at `sizes` against the reference
-/// interpreter on the driver's own inputs.
-pub fn verify(built: &Built, program: &TypedProgram, sizes: &[u64], dir: &Path) -> Result<Vec<Checked>, BenchError> {
+/// The verification of every kernel of a built driver at `sizes`, with `threads` OpenMP
+/// threads, against the reference interpreter on the driver's own inputs.
+pub fn verify(
+    built: &Built,
+    program: &TypedProgram,
+    sizes: &[u64],
+    threads: u32,
+    dir: &Path,
+) -> Result<Vec<Checked>, BenchError> {
     let dump = dir.join("dump");
     std::fs::create_dir_all(&dump).map_err(|source| BenchError::CreateDir {
         path: dump.clone(),
@@ -193,6 +199,7 @@ pub fn verify(built: &Built, program: &TypedProgram, sizes: &[u64], dir: &Path) 
     args.push(dump.to_string_lossy().into_owned());
     let out = std::process::Command::new(&built.exe)
         .args(&args)
+        .env("OMP_NUM_THREADS", threads.to_string())
         .output()
         .map_err(BenchError::DriverNotRun)?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -169,6 +169,15 @@ fn blocked_reduce(rule: Rule) -> Rule {
     })
 }
 
+/// reduce-lanes: only `reduce add 0`, whose partial sums can be taken in any order (up to
+/// floating-point rounding), and whose initial value may start every lane.
+fn reduce_lanes(rule: Rule) -> Rule {
+    let (op, init) = (slot(&rule, "op"), slot(&rule, "init"));
+    rule.when(move |eg, b, _| {
+        holds_prim(eg, b.expr(op), Primitive::Add) && holds_number(eg, b.expr(init), 0.0)
+    })
+}
+
 /// vec-before-map and its pair and triple forms: `f : arg -> f32`, vectorised by the deriver
 /// (`arg` is `f32`, `(f32, f32)` or `(f32, (f32, f32))`).
 fn vec_before_map(rule: Rule, arg: Type) -> Rule {
@@ -343,6 +352,17 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         "reduce op init xs =>> reduceSeq (fun acc y => op acc (reduce op init y)) init (split s xs)",
         Extra::default(),
         blocked_reduce
+    ),
+    rule!(
+        "reduce-lanes",
+        ["w"],
+        "a sum becomes w interleaved partial sums, accumulated as one array of w over blocks of \
+         w, then summed (only for add with 0; reassociates): with vec-after and \
+         vec-before-map-pair, a vector accumulator",
+        "reduce op init =>> fun xs => reduce op init (reduceSeq (fun acc ys => map (fun p => \
+         op (fst p) (snd p)) (zip acc ys)) (generate (fun i => init)) (split w xs))",
+        Extra::default(),
+        reduce_lanes
     ),
     // Split and join
     rule!(

@@ -1,0 +1,46 @@
+//! The kernel suite (issue 21): every sketch of `sketches/KERNEL/` gives C that matches the
+//! reference interpreter at awkward sizes (blocks and vector lanes that do not divide them)
+//! and the naive lowering at a larger awkward size, with 1 and 2 OpenMP threads.
+
+mod common;
+
+/// (program, sketches, check sizes, larger sizes).
+const KERNELS: &[(&str, &[&str], &str, &str)] = &[
+    (
+        "examples/dot.rise",
+        &["sketches/dot/vectorized.sk", "sketches/dot/parallel.sk"],
+        "n=1000",
+        "n=200003",
+    ),
+    (
+        "examples/matvec.rise",
+        &[
+            "sketches/matvec/blocking.sk",
+            "sketches/matvec/vectorized.sk",
+        ],
+        "m=37,k=53",
+        "m=301,k=1003",
+    ),
+];
+
+#[test]
+fn every_kernel_sketch_matches_the_interpreter_at_awkward_sizes() {
+    for (program, sketches, check, size) in KERNELS {
+        let mut args = vec!["verify", *program];
+        for s in *sketches {
+            args.push("--sketch");
+            args.push(s);
+        }
+        args.extend(["--check-size", check, "--size", size, "--threads", "1,2"]);
+        let o = common::risec(&args);
+        let out = common::stdout(&o);
+        assert!(o.status.success(), "{program}: {out}{}", common::stderr(&o));
+        // Every version (and the naive lowering), at both sizes, with 1 and 2 threads.
+        let versions = sketches.len() + 1;
+        assert_eq!(
+            out.matches("ok (relative error").count(),
+            2 * 2 * versions,
+            "{program}: {out}"
+        );
+    }
+}
