@@ -122,6 +122,7 @@ fn compiled_in_sizes_drop_the_size_parameters_and_compile_cleanly() {
         header_name: "mm.h".into(),
         function_name: None,
         exact_sizes: false,
+        wide_scalars: false,
     };
     let c = emit_c(&v.program, &options).unwrap();
     assert_eq!(

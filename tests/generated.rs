@@ -37,6 +37,7 @@ fn generated_kernels_are_up_to_date() {
             header_name: format!("{function}.h"),
             function_name: Some(function.clone()),
             exact_sizes: false,
+            wide_scalars: false,
         };
         let c = emit_c(&program, &options).unwrap();
         for (ext, text) in [("c", &c.source), ("h", &c.header)] {

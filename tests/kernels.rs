@@ -13,6 +13,18 @@ const KERNELS: &[(&str, &[&str], &str, &str)] = &[
         "n=200003",
     ),
     (
+        "examples/sumsq.rise",
+        &["sketches/sumsq/parallel.sk"],
+        "n=1000",
+        "n=200003",
+    ),
+    (
+        "examples/axpy.rise",
+        &["sketches/axpy/parallel.sk"],
+        "n=1000",
+        "n=200003",
+    ),
+    (
         "examples/matvec.rise",
         &[
             "sketches/matvec/blocking.sk",

@@ -123,6 +123,8 @@ pub struct Setting<'s> {
     pub edge_inputs: Vec<Option<Rc<EdgeArray>>>,
     /// The checked view of the output, likewise.
     pub edge_out: Option<Rc<EdgeArray>>,
+    /// Compute `f32` scalars in `double`.
+    pub wide_scalars: bool,
 }
 
 /// Translates the body of `entry` under `setting`. The translator is handed to `finish` before
@@ -135,6 +137,7 @@ pub fn translate(
 ) -> Result<Translated, CodegenError> {
     let mut low = Translator::new(setting.sizes, setting.reserved);
     low.facts = program.facts.clone();
+    low.wide_scalars = setting.wide_scalars;
     low.edge_temporaries =
         setting.edge_out.is_some() || setting.edge_inputs.iter().any(Option::is_some);
     let mut env: Vec<Val<'_>> = Vec::new();

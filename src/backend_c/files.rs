@@ -97,6 +97,7 @@ pub fn options_for(
         header_name,
         function_name: None,
         exact_sizes: false,
+        wide_scalars: false,
     })
 }
 

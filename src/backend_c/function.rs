@@ -141,6 +141,7 @@ fn emit_unnamed(
             param_names: &param_names,
             edge_inputs: vec![None; param_names.len()],
             edge_out: None,
+            wide_scalars: options.wide_scalars,
         },
         &mut |_| Ok(()),
     )?;
@@ -180,6 +181,7 @@ fn emit_unnamed(
                         param_names: &param_names,
                         reserved: &reserved,
                         plan: &p,
+                        wide_scalars: options.wide_scalars,
                     },
                 );
                 plan = Some(p);

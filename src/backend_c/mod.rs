@@ -68,6 +68,9 @@ pub struct CodegenOptions {
     /// Refuse sizes that violate a divisibility fact (the function returns 1), as the kernel
     /// alone does, instead of rounding them up (the backend's `edges` module): no copies, no edge code.
     pub exact_sizes: bool,
+    /// Compute `f32` scalars in `double` (locals, accumulators and arithmetic; arrays stay
+    /// `float`): the precise reference the generic benchmark checks reassociated sums against.
+    pub wide_scalars: bool,
 }
 
 impl CodegenOptions {
@@ -78,6 +81,7 @@ impl CodegenOptions {
             header_name: header_name.to_string(),
             function_name: None,
             exact_sizes: false,
+            wide_scalars: false,
         }
     }
 }

@@ -280,6 +280,7 @@ pub fn build(
             header_name: format!("{function}.h"),
             function_name: Some(function.clone()),
             exact_sizes: v.exact_sizes,
+            wide_scalars: false,
         };
         let c = emit_c(&v.program, &options).map_err(|source| BenchError::Codegen {
             version: v.name.clone(),

@@ -52,6 +52,8 @@ pub struct Context<'a> {
     pub reserved: &'a [String],
     /// The rounding.
     pub plan: &'a Plan,
+    /// Compute `f32` scalars in `double`.
+    pub wide_scalars: bool,
 }
 
 /// Translates the edges kernel, or says why the function rounds up on copies instead.
@@ -125,6 +127,7 @@ pub fn build(
             param_names: cx.param_names,
             edge_inputs: edge_inputs.clone(),
             edge_out: edge_out.clone(),
+            wide_scalars: cx.wide_scalars,
         },
         &mut |low| {
             let mut stmts = low.take_statements();

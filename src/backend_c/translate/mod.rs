@@ -204,6 +204,8 @@ pub struct Translator {
     /// Whether copies of the caller's arrays are edge arrays (the edges kernel, see
     /// [`super::edges::extents`]): their padding is neither written nor read.
     pub edge_temporaries: bool,
+    /// Whether `f32` scalar values are computed in `double` ([`super::CodegenOptions::wide_scalars`]).
+    pub wide_scalars: bool,
 }
 
 /// The loop a primitive asks for; [`Translator::loop_`] decides the C loop's [`Schedule`].
@@ -232,6 +234,7 @@ impl Translator {
             par_depth: 0,
             unrolled: 0,
             edge_temporaries: false,
+            wide_scalars: false,
         }
     }
 
@@ -455,6 +458,10 @@ impl Translator {
     /// The C type of a scalar or vector type.
     pub fn ctype(&mut self, ty: &Type) -> R<CType> {
         match ty.get() {
+            TypeNode::Scalar(ScalarType::F32) if self.wide_scalars => Ok(CType {
+                scalar: ScalarType::F64,
+                lanes: 1,
+            }),
             TypeNode::Scalar(s) => Ok(CType {
                 scalar: *s,
                 lanes: 1,

@@ -9,9 +9,10 @@
 //! * `dump DIR`: writes the inputs (`DIR/in0.bin`, …) and each kernel's output
 //!   (`DIR/k0.bin`, …) as little-endian doubles, and prints `DUMP name rc`; risec compares the
 //!   outputs with the reference interpreter's on the same inputs;
-//! * `bench THREADS ROUNDS`: verifies every kernel against kernel 0 (the naive lowering) and
-//!   times them all, with a `memcpy` of the same number of bytes, in interleaved rounds
-//!   (`RESULT name threads rc median min max error`).
+//! * `bench THREADS ROUNDS`: verifies every kernel against kernel 0 (the naive lowering in
+//!   double precision where the result is floating-point, not timed; else the naive lowering
+//!   itself) and times them all, with a `memcpy` of the same number of bytes, in interleaved
+//!   rounds (`RESULT name threads rc median min max error`).
 
 use super::shape::Shape;
 use std::fmt::Write as _;
@@ -22,7 +23,12 @@ pub const COPY: &str = "copy (memcpy)";
 
 /// The driver's source for kernels `(display name, C function)` of interface `shape`; the
 /// first kernel is the reference.
-pub fn source(shape: &Shape, kernels: &[(String, String)], set_threads_extra: &str) -> String {
+pub fn source(
+    shape: &Shape,
+    kernels: &[(String, String)],
+    precise_reference: bool,
+    set_threads_extra: &str,
+) -> String {
     let mut s = String::new();
     s.push_str(
         "/* risec generic benchmark driver (generated). */\n\
@@ -45,6 +51,9 @@ pub fn source(shape: &Shape, kernels: &[(String, String)], set_threads_extra: &s
     let n_sizes = shape.sizes.len();
     let n_inputs = shape.inputs.len();
     let _ = writeln!(s, "#define N_SIZES {n_sizes}\n#define N_INPUTS {n_inputs}");
+    // Kernel 0 is the reference; with a precise one (the naive lowering in double), it is
+    // neither timed nor dumped, and the first kernel reported is 1.
+    let _ = writeln!(s, "#define FIRST {}", usize::from(precise_reference));
     // The operands' element types, and how a kernel is called.
     let _ = writeln!(s, "typedef {} out_t;", shape.output.c_type());
     // What `out` holds before a kernel runs: a kernel that leaves an element unwritten fails
@@ -178,7 +187,7 @@ int main(int argc, char **argv) {
             input_for_dump = i;
             if (write_doubles(path, len[i + 1], in_at, NULL)) { fprintf(stderr, "cannot write %s\n", path); return 2; }
         }
-        for (int k = 0; k < n_kernels; k++) {
+        for (int k = FIRST; k < n_kernels; k++) {
             poison(out, len[0]);
             int rc = CALL(kernels[k].f, out);
             snprintf(path, sizeof path, "%s/k%d.bin", argv[rest], k);
@@ -229,10 +238,10 @@ int main(int argc, char **argv) {
         }
         memset(samples, 0, sizeof(int) * n_rows);
         int ref_again = ref_ms <= 2000.0;
-        if (ti == 0) { times[0] = ref_ms; samples[0] = 1; }
+        if (ti == 0 && FIRST == 0) { times[0] = ref_ms; samples[0] = 1; }
         for (int round = 0; round < rounds; round++) {
             fprintf(stderr, "\r%d thread(s): round %d/%d   ", threads, round + 1, rounds);
-            for (int k = 0; k < n_rows; k++) {
+            for (int k = FIRST; k < n_rows; k++) {
                 if (k < n_kernels && rcs[k] != 0) continue;
                 if (k == 0 && !ref_again) continue;
                 if (samples[k] > 0 && times[(size_t)k * stride] > 2000.0) continue;
@@ -244,7 +253,7 @@ int main(int argc, char **argv) {
             }
         }
         fprintf(stderr, "\n");
-        for (int k = 0; k < n_rows; k++) {
+        for (int k = FIRST; k < n_rows; k++) {
             const char *name = k < n_kernels ? kernels[k].name : "copy (memcpy)";
             if (samples[k] == 0) {
                 if (k < n_kernels && rcs[k] != 0) printf("RESULT %s %d %d 0 0 0 inf\n", name, threads, rcs[k]);

@@ -48,11 +48,16 @@ impl GenericReport {
     /// The table `risec bench` prints.
     pub fn table(&self) -> String {
         let mut out = format!(
-            "{} at {}; {} bytes read and written per call; every kernel verified against the naive lowering (max |c - ref| / max |ref| <= {:e})\n\
+            "{} at {}; {} bytes read and written per call; every kernel verified against the naive lowering{} (max |c - ref| / max |ref| <= {:e}, or no more than twice the naive lowering's own error)\n\
              ratios are speed-ups (baseline median / kernel median); \"of copy\": the kernel's GB/s over memcpy's in this run\n",
             self.shape.program,
             self.sizes_text(),
             self.bytes,
+            if matches!(self.shape.output.scalar, crate::ir::types::ScalarType::F32 | crate::ir::types::ScalarType::F64) {
+                " computed in double precision"
+            } else {
+                ""
+            },
             super::REL_ERROR_BOUND
         );
         if let Some(op) = self.blas {
