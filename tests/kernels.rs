@@ -25,6 +25,12 @@ const KERNELS: &[(&str, &[&str], &str, &str)] = &[
         "n=200003",
     ),
     (
+        "examples/abt.rise",
+        &["sketches/abt/register-blocking-avx512.sk"],
+        "m=37,n=41,k=43",
+        "m=200,n=301,k=257",
+    ),
+    (
         "examples/matvec.rise",
         &[
             "sketches/matvec/blocking.sk",
