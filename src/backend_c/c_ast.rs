@@ -530,6 +530,18 @@ pub enum Stmt {
         /// Elements.
         len: i64,
     },
+    /// A thread's own slice of a per-thread heap temporary, taken inside a parallel loop:
+    /// `T *restrict name = all + RISE_THREAD() * (len rounded up to 64 bytes);`.
+    ThreadSlice {
+        /// The element type.
+        scalar: ScalarType,
+        /// The slice's name (the temporary, as the body uses it).
+        name: String,
+        /// The buffer holding every thread's slice.
+        all: String,
+        /// Elements of one slice.
+        len: Ix,
+    },
     /// A store.
     Store(Place, CExpr),
     /// A counted loop `for (int var = 0; var < extent; var++)`.
@@ -595,7 +607,7 @@ impl Stmt {
     /// `buf` at index `idx` (`Some((buf, idx))`), or elsewhere (`None`).
     pub fn for_each_expr(&self, f: &mut ExprVisitor<'_>) {
         match self {
-            Stmt::Comment(_) | Stmt::LocalArray { .. } => {}
+            Stmt::Comment(_) | Stmt::LocalArray { .. } | Stmt::ThreadSlice { .. } => {}
             Stmt::Decl { init, .. } => {
                 if let Some(e) = init {
                     f(None, e)
@@ -669,6 +681,9 @@ impl Stmt {
                 n == name || init.as_ref().is_some_and(|e| e.mentions(name))
             }
             Stmt::LocalArray { name: n, .. } => n == name,
+            Stmt::ThreadSlice {
+                name: n, all, len, ..
+            } => n == name || all == name || len.mentions(name),
             Stmt::Store(place, e) => {
                 e.mentions(name)
                     || match place {

@@ -1,6 +1,9 @@
 //! Printing statements of the C syntax tree ([`super::c_ast`]) as C text.
 
 use super::c_ast::{scalar_c_name, Place, Schedule, Stmt};
+use super::ix::Ix;
+use super::translate::scalar_bytes;
+use crate::ir::types::ScalarType;
 use std::fmt::Write as _;
 
 /// Prints statements at the given indentation (four spaces per level).
@@ -31,6 +34,19 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
                 out,
                 "{pad}{} {name}[{len}] __attribute__((aligned(64)));",
                 scalar_c_name(*scalar)
+            );
+        }
+        Stmt::ThreadSlice {
+            scalar,
+            name,
+            all,
+            len,
+        } => {
+            let ty = scalar_c_name(*scalar);
+            let _ = writeln!(
+                out,
+                "{pad}{ty} *restrict {name} = {all} + (size_t)RISE_THREAD() * {};",
+                thread_slice_stride(len, *scalar)
             );
         }
         Stmt::Store(place, e) => {
@@ -137,4 +153,12 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
             let _ = writeln!(out, "{pad}}}");
         }
     }
+}
+
+/// The distance in elements between two threads' slices of a per-thread temporary of `len`
+/// elements: `len` rounded up to 64 bytes, so that every slice is aligned and no two threads
+/// write to one cache line.
+pub fn thread_slice_stride(len: &Ix, scalar: ScalarType) -> String {
+    let per_line = (64 / scalar_bytes(scalar)).max(1);
+    format!("(((size_t)({}) + {}) / {per_line} * {per_line})", len.to_c(), per_line - 1)
 }

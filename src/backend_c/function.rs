@@ -3,6 +3,7 @@
 
 use super::body::{self, Entry, Setting, Translated};
 use super::c_ast::{print_stmts, scalar_c_name, CType};
+use super::c_print::thread_slice_stride;
 use super::edges::{self, Rounding, SizeHandling};
 use super::guards;
 use super::ix::Ix;
@@ -52,6 +53,20 @@ static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
     return slot->p;
 }
 static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
+
+";
+
+/// The team size and thread number that per-thread temporaries are sliced by (with and without
+/// OpenMP); emitted after [`TEMP_ALLOC`] when a temporary is private to the threads.
+const THREAD_SLICES: &str = "/* Temporaries private to the threads of a parallel loop: one slice per thread. */
+#if defined(_OPENMP)
+#include <omp.h>
+#define RISE_THREADS() ((size_t)omp_get_max_threads())
+#define RISE_THREAD() omp_get_thread_num()
+#else
+#define RISE_THREADS() ((size_t)1)
+#define RISE_THREAD() 0
+#endif
 
 ";
 
@@ -290,6 +305,14 @@ fn emit_unnamed(
     }
     if all_temps > 0 {
         src.push_str(TEMP_ALLOC);
+        let per_thread = main
+            .temps
+            .iter()
+            .chain(edges_kernel.iter().flat_map(|k| &k.translated.temps))
+            .any(|t| t.per_thread);
+        if per_thread {
+            src.push_str(THREAD_SLICES);
+        }
         let _ = writeln!(
             src,
             "/* The temporaries kept between calls, and whether a call is using them. */\n\
@@ -449,12 +472,16 @@ fn kernel_function(k: &KernelFunction) -> String {
     }
     for (slot, t) in temps.iter().enumerate() {
         let ty = scalar_c_name(t.scalar);
+        let len = if t.per_thread {
+            format!("{} * RISE_THREADS()", thread_slice_stride(&t.len, t.scalar))
+        } else {
+            format!("(size_t)({})", t.len.to_c())
+        };
         let _ = writeln!(
             src,
-            "    {ty} *{name} = rise_temp_get(rise_kept, &{fname}_temps[{slot}], (size_t)({len}) * sizeof({ty}));",
+            "    {ty} *{name} = rise_temp_get(rise_kept, &{fname}_temps[{slot}], {len} * sizeof({ty}));",
             slot = k.first_slot + slot,
             name = t.name,
-            len = t.len.to_c()
         );
     }
     let puts: String = temps

@@ -7,9 +7,16 @@
 //!
 //! Reduction: `(fun x => b) a → b[x := a]`, `(fun (n : nat) => b) s → b[n := s]`, and
 //! `fun x => f x → f` when `x` is not free in `f`. Size lambdas are not eta-reduced.
+//!
+//! A value that computes (data that reduces, or an array computed with arithmetic) passed to a
+//! function that uses its parameter more than once is not copied into each use: the redex
+//! becomes `let x = a in b`, so that the program computes it once (a helper `fun s => s * s`
+//! applied to a sum would otherwise sum twice).
 
 use super::debruijn::{free_vars, shift_vars, subst_nat, subst_var};
 use super::{Expr, ExprKind};
+use crate::ir::primitive::Primitive;
+use crate::ir::types::{self, TypeNode};
 
 /// Normalisation gave up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +111,16 @@ fn normal_unguarded(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
             let f = normal(f, fuel)?;
             let a = normal(a, fuel)?;
             match &f.kind {
+                ExprKind::Lambda(body) if shared_computation(body, &a) => {
+                    // `let a (fun x => body)`: the value is computed once.
+                    let partial_ty = types::fun(f.ty.clone(), e.ty.clone());
+                    let prim = Expr::new(
+                        ExprKind::Prim(Primitive::Let),
+                        types::fun(a.ty.clone(), partial_ty.clone()),
+                    );
+                    let partial = Expr::new(ExprKind::App(Box::new(prim), Box::new(a)), partial_ty);
+                    Expr::new(ExprKind::App(Box::new(partial), Box::new(f)), e.ty.clone())
+                }
                 ExprKind::Lambda(body) => {
                     let reduced = subst_var(body, &a);
                     burn(fuel, reduced.size())?;
@@ -137,6 +154,60 @@ fn normal_unguarded(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
         ),
         ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => e.clone(),
     })
+}
+
+/// Whether substituting `arg` into `body` (a lambda's body, its parameter index 0) would copy a
+/// computation worth sharing: `body` uses the parameter more than once, and `arg` is data that
+/// reduces, or an array computed with arithmetic. Rearrangements (`zip`, `transpose`, `fst`)
+/// are views and cost nothing to repeat; a scalar expression without a reduction is left to
+/// the C compiler's common-subexpression elimination, and substituting it keeps the forms the
+/// rewrite rules match.
+fn shared_computation(body: &Expr, arg: &Expr) -> bool {
+    let worth = arg.ty.is_data()
+        && matches!(arg.kind, ExprKind::App(..))
+        && (contains_prim(arg, &[Primitive::Reduce, Primitive::ReduceSeq, Primitive::ReduceSeqUnroll])
+            || (matches!(arg.ty.get(), TypeNode::Array(..))
+                && contains_prim(
+                    arg,
+                    &[Primitive::Add, Primitive::Sub, Primitive::Mul, Primitive::Div, Primitive::Neg],
+                )));
+    worth && uses_of(body, 0) > 1
+}
+
+/// Whether `e` applies one of `prims` anywhere (inside functions too).
+fn contains_prim(e: &Expr, prims: &[Primitive]) -> bool {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Prim(p) if prims.contains(p) => return true,
+            ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => stack.push(b),
+            ExprKind::App(f, a) => {
+                stack.push(f);
+                stack.push(a);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// How many times expression variable `i` (relative to the top of `e`) occurs in `e`.
+fn uses_of(e: &Expr, i: u32) -> usize {
+    let mut count = 0;
+    let mut stack = vec![(e, i)];
+    while let Some((e, i)) = stack.pop() {
+        match &e.kind {
+            ExprKind::Var(v) if *v == i => count += 1,
+            ExprKind::Lambda(b) => stack.push((b, i + 1)),
+            ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => stack.push((b, i)),
+            ExprKind::App(f, a) => {
+                stack.push((f, i));
+                stack.push((a, i));
+            }
+            _ => {}
+        }
+    }
+    count
 }
 
 /// `f` when `body` is `f x` for the lambda's own `x` and `x` is not free in `f`.
@@ -183,6 +254,30 @@ mod tests {
         assert_eq!(restore_params(&half, 1, 2), written);
         // Nothing to restore.
         assert_eq!(restore_params(&written, 1, 2), written);
+    }
+
+    #[test]
+    fn a_computed_argument_used_twice_is_let_bound() {
+        let e = program(
+            "def p {n : nat} (xs : n.f32) = \
+             (fun (s : f32) => s * s + s) (xs |> reduce (+) 0.0)",
+        );
+        let goal = program(
+            "def p {n : nat} (xs : n.f32) = \
+             let s = xs |> reduce (+) 0.0 in s * s + s",
+        );
+        assert_eq!(program_normal(&e).unwrap(), goal);
+        // Used once, or a plain variable: substituted as before.
+        let once = program(
+            "def p {n : nat} (xs : n.f32) = (fun (s : f32) => s + 1.0) (xs |> reduce (+) 0.0)",
+        );
+        let goal = program("def p {n : nat} (xs : n.f32) = (xs |> reduce (+) 0.0) + 1.0");
+        assert_eq!(program_normal(&once).unwrap(), goal);
+        let var = program("def p (x : f32) = (fun (s : f32) => s * s) x");
+        assert_eq!(
+            program_normal(&var).unwrap(),
+            program("def p (x : f32) = x * x")
+        );
     }
 
     #[test]

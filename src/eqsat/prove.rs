@@ -409,11 +409,15 @@ mod tests {
         assert!(matches!(e, ProveError::NoRules));
         assert!(e.to_string().starts_with("error: no rules given: pass them as `--rules "));
 
-        // Twenty-two nested applications of a doubling function: a normal form of 2^22 nodes.
-        let body = (0..22).fold("x".to_string(), |t, _| format!("d ({t})"));
+        // `twice` nested twenty-two times: 2^22 additions in the normal form. (A function that
+        // uses a computed argument twice does not blow up: the argument is let-bound.)
+        let body = (0..22).fold("(fun (y : f32) => y + 1.0)".to_string(), |t, _| format!("w ({t})"));
         let big = program(
             "big.rise",
-            &format!("def big (x : f32) : f32 = (fun (d : f32 -> f32) => {body}) (fun (y : f32) => y + y)"),
+            &format!(
+                "def big (x : f32) : f32 = (fun (w : (f32 -> f32) -> f32 -> f32) => {body} x) \
+                 (fun (f : f32 -> f32) (y : f32) => f (f y))"
+            ),
         );
         let e = Problem::new(big.clone(), id(), "big.rise", "id.rise", &options("eta")).unwrap_err();
         match &e {

@@ -40,7 +40,7 @@ impl NoOp<'_> {
         for s in stmts {
             let ok = match s {
                 Stmt::Comment(_) => true,
-                Stmt::LocalArray { name, .. } => {
+                Stmt::LocalArray { name, .. } | Stmt::ThreadSlice { name, .. } => {
                     self.cells.retain(|((b, ..), _)| b != name);
                     true
                 }

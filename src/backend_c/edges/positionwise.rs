@@ -186,7 +186,7 @@ fn run(stmts: &[Stmt], out: &str, state: &mut State) -> Result<(), String> {
     for s in stmts {
         match s {
             Stmt::Comment(_) => {}
-            Stmt::LocalArray { name, .. } => {
+            Stmt::LocalArray { name, .. } | Stmt::ThreadSlice { name, .. } => {
                 state.cells.retain(|(b, ..)| b != name);
                 state.whole.remove(name);
             }

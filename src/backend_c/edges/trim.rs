@@ -231,7 +231,7 @@ fn ceil_div(x: &Ix, c: i64) -> String {
 fn collect_scope(stmts: &[Stmt], locals: &mut HashSet<String>, inner: &mut HashSet<String>) {
     for s in stmts {
         match s {
-            Stmt::Decl { name, .. } | Stmt::LocalArray { name, .. } => {
+            Stmt::Decl { name, .. } | Stmt::LocalArray { name, .. } | Stmt::ThreadSlice { name, .. } => {
                 locals.insert(name.clone());
             }
             Stmt::For { var, body, .. } => {
@@ -287,7 +287,7 @@ fn survey_body(
             return None;
         }
         match s {
-            Stmt::Comment(_) | Stmt::Decl { .. } | Stmt::LocalArray { .. } => {}
+            Stmt::Comment(_) | Stmt::Decl { .. } | Stmt::LocalArray { .. } | Stmt::ThreadSlice { .. } => {}
             Stmt::Store(place, _) => {
                 let target = match place {
                     Place::Mem { buf, .. } => buf,
@@ -436,7 +436,7 @@ fn rewrite_guards(stmts: &mut [Stmt], f: &dyn Fn(&Guard) -> Guard) {
                 rewrite_guards(then, f);
                 rewrite_guards(otherwise, f);
             }
-            Stmt::Comment(_) | Stmt::LocalArray { .. } | Stmt::Decl { init: None, .. } => {}
+            Stmt::Comment(_) | Stmt::LocalArray { .. } | Stmt::ThreadSlice { .. } | Stmt::Decl { init: None, .. } => {}
         }
     }
 }

@@ -173,6 +173,10 @@ pub struct HeapTemp {
     pub scalar: ScalarType,
     /// The number of elements.
     pub len: Ix,
+    /// Whether each OpenMP thread has its own `len` elements (a temporary of a symbolic size
+    /// inside a parallel loop): the buffer holds one slice per thread, 64-byte aligned, and the
+    /// loop body takes its thread's slice ([`Stmt::ThreadSlice`]).
+    pub per_thread: bool,
 }
 
 /// The state of one function's translation to C.
@@ -768,7 +772,8 @@ impl Translator {
     }
 
     /// Allocates a temporary for a value of type `ty`: a local array when its size is a small
-    /// constant, else a heap buffer allocated once per call (not possible inside `mapPar`).
+    /// constant, else a heap buffer allocated once per call (inside `mapPar`, one slice per
+    /// thread).
     fn alloc_temp(&mut self, ty: &Type, hint: &str) -> R<(String, bool)> {
         let len = self.scalars(ty)?;
         let scalar = Translator::base_scalar(ty)?;
@@ -785,15 +790,27 @@ impl Translator {
             }
         }
         if self.loop_depth > 0 && self.par_depth > 0 {
-            return err(format!(
-                "a temporary of type {ty} ({} elements) is needed inside a parallel loop (mapPar); only constant-size temporaries of at most {MAX_STACK_TEMP} bytes can be private to a thread: use --size, smaller tiles, or move the toMem out of the mapPar",
-                len.to_c()
-            ));
+            // Private to the thread: its slice of a buffer holding one per thread.
+            let all = self.fresh(&format!("{name}_threads"));
+            self.heap_temps.push(HeapTemp {
+                name: all.clone(),
+                scalar,
+                len: len.clone(),
+                per_thread: true,
+            });
+            self.emit(Stmt::ThreadSlice {
+                scalar,
+                name: name.clone(),
+                all,
+                len,
+            });
+            return Ok((name, true));
         }
         self.heap_temps.push(HeapTemp {
             name: name.clone(),
             scalar,
             len,
+            per_thread: false,
         });
         Ok((name, true))
     }
@@ -874,7 +891,8 @@ pub(super) fn acc_root_name(node: &AccNode) -> String {
     }
 }
 
-fn scalar_bytes(s: ScalarType) -> i64 {
+/// The size of a scalar in bytes.
+pub(crate) fn scalar_bytes(s: ScalarType) -> i64 {
     match s {
         ScalarType::F64 | ScalarType::I64 => 8,
         ScalarType::Bool => 1,
