@@ -108,6 +108,8 @@ pub struct Translated {
     /// The element counts of the result and of the array parameters, under these sizes (for
     /// the overflow checks on entry).
     pub counts: Vec<Ix>,
+    /// Warnings about slow code ([`Translator::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 /// How a body is translated: its sizes, and how it reaches the caller's arrays.
@@ -181,11 +183,13 @@ pub fn translate(
         }
     }
     finish(&mut low)?;
+    let warnings = std::mem::take(&mut low.warnings);
     let (stmts, temps, vectors) = low.finish();
     Ok(Translated {
         stmts,
         temps,
         vectors,
         counts,
+        warnings,
     })
 }

@@ -105,6 +105,9 @@ pub enum CExpr {
     Lanes(CType, Vec<CExpr>),
     /// `c ? a : b`.
     Cond(Rc<CExpr>, Rc<CExpr>, Rc<CExpr>),
+    /// Lane by lane, `a` where the vector comparison `c` holds and `b` elsewhere:
+    /// `RISE_SELECT(c, a, b)` (C has no `?:` on vectors).
+    VecSelect(Rc<CExpr>, Rc<CExpr>, Rc<CExpr>),
     /// `a < b` on indices.
     IxLess(Ix, Ix),
     /// An index evaluated in `long long` rather than `int`: every variable in it is cast
@@ -212,7 +215,7 @@ impl CExpr {
             }
             CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_load(f),
             CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_load(f)),
-            CExpr::Cond(c, a, b) => {
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
                 c.for_each_load(f);
                 a.for_each_load(f);
                 b.for_each_load(f);
@@ -256,7 +259,7 @@ impl CExpr {
             }
             CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_edge_load(f),
             CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_edge_load(f)),
-            CExpr::Cond(c, a, b) => {
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
                 c.for_each_edge_load(f);
                 a.for_each_edge_load(f);
                 b.for_each_edge_load(f);
@@ -270,6 +273,18 @@ impl CExpr {
         let mut seen: std::collections::HashMap<*const CExpr, Rc<CExpr>> =
             std::collections::HashMap::new();
         map_loads_in(self, f, &mut seen)
+    }
+
+    /// Whether a [`CExpr::VecSelect`] occurs in the expression (its C needs `RISE_SELECT`).
+    pub fn has_vec_select(&self) -> bool {
+        guarded(|| match self {
+            CExpr::VecSelect(..) => true,
+            CExpr::Bin(_, a, b) => a.has_vec_select() || b.has_vec_select(),
+            CExpr::Neg(a) | CExpr::Lane(a, _) => a.has_vec_select(),
+            CExpr::Lanes(_, xs) => xs.iter().any(CExpr::has_vec_select),
+            CExpr::Cond(c, a, b) => c.has_vec_select() || a.has_vec_select() || b.has_vec_select(),
+            _ => false,
+        })
     }
 
     /// Whether the expression is a variable or a literal, possibly negated (cheap to repeat).
@@ -297,6 +312,7 @@ impl CExpr {
                 self.write_c_bare(out);
                 out.push(')');
             }
+            CExpr::VecSelect(..) => self.write_c_bare(out),
             CExpr::Lit(s) | CExpr::Var(s) => out.push_str(s),
             CExpr::Load {
                 buf,
@@ -373,6 +389,16 @@ impl CExpr {
                 out.push('-');
                 a.write_c(out);
             }
+            CExpr::VecSelect(c, a, b) => {
+                // Each argument in parentheses: a vector literal's commas would split it.
+                out.push_str("RISE_SELECT((");
+                c.write_c_bare(out);
+                out.push_str("), (");
+                a.write_c_bare(out);
+                out.push_str("), (");
+                b.write_c_bare(out);
+                out.push_str("))");
+            }
             CExpr::Cond(c, a, b) => {
                 c.write_c(out);
                 out.push_str(" ? ");
@@ -399,7 +425,9 @@ impl CExpr {
             CExpr::Neg(a) => a.mentions(name),
             CExpr::Lane(v, l) => v.mentions(name) || l.mentions(name),
             CExpr::Lanes(_, xs) => xs.iter().any(|x| x.mentions(name)),
-            CExpr::Cond(c, a, b) => c.mentions(name) || a.mentions(name) || b.mentions(name),
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
+                c.mentions(name) || a.mentions(name) || b.mentions(name)
+            }
             CExpr::IxLess(a, b) => a.mentions(name) || b.mentions(name),
             CExpr::EdgeLoad {
                 buf, idx, guard, ..
@@ -449,6 +477,11 @@ fn map_loads_in(
             let c = rc(c, f);
             let a = rc(a, f);
             CExpr::Cond(c, a, rc(b, f))
+        }
+        CExpr::VecSelect(c, a, b) => {
+            let c = rc(c, f);
+            let a = rc(a, f);
+            CExpr::VecSelect(c, a, rc(b, f))
         }
         other => other.clone(),
     }
@@ -768,7 +801,7 @@ fn take_children(e: &mut CExpr, out: &mut Vec<CExpr>) {
             take(b);
         }
         CExpr::Neg(a) | CExpr::Lane(a, _) => take(a),
-        CExpr::Cond(c, a, b) => {
+        CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
             take(c);
             take(a);
             take(b);

@@ -343,6 +343,20 @@ fn emit_unnamed(
     if edges_kernel.as_ref().is_some_and(|k| k.trimmed_loops > 0) {
         src.push_str(edges::trim::HELPERS);
     }
+    let selects = |stmts: &[crate::backend_c::c_ast::Stmt]| {
+        let mut found = false;
+        for s in stmts {
+            s.for_each_expr(&mut |_, e| found |= e.has_vec_select());
+        }
+        found
+    };
+    if selects(&main.stmts)
+        || edges_kernel
+            .as_ref()
+            .is_some_and(|k| selects(&k.translated.stmts))
+    {
+        src.push_str(SELECT);
+    }
     let opening = if rounded {
         format!(
             "/* The kernel: sizes that satisfy its divisibility facts only. */\n{}",
@@ -399,12 +413,19 @@ fn emit_unnamed(
             &doc,
         )?);
     }
+    let mut warnings = main.warnings.clone();
+    for w in edges_kernel.iter().flat_map(|k| &k.translated.warnings) {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
     Ok(CProgram {
         source: src,
         header,
         function_name: fname,
         signature,
         sizes: size_handling,
+        warnings,
     })
 }
 
@@ -562,6 +583,14 @@ fn fact_check(
 
 /// The typedef of a vector type and its load and store macros; with `edges`, also the
 /// partial ones of the edges kernel (`…_load_first`, `…_store_first`: the lanes in range).
+/// `RISE_SELECT(m, a, b)`: lane by lane, `a` where the comparison `m` holds (its lanes all ones)
+/// and `b` elsewhere; C has no `?:` on vectors, so the lanes are chosen with bit masks.
+const SELECT: &str = "#ifndef RISE_SELECT
+#define RISE_SELECT(m, a, b) ({ __typeof__(m) m_ = (m); __typeof__(a) a_ = (a), b_ = (b); \\
+    (__typeof__(a_))(((__typeof__(m_))a_ & m_) | ((__typeof__(m_))b_ & ~m_)); })
+#endif
+";
+
 fn vector_helpers(v: CType, edges: bool) -> String {
     let t = v.name();
     let s = scalar_c_name(v.scalar);

@@ -99,6 +99,9 @@ pub struct CProgram {
     pub signature: String,
     /// What the function does with sizes that violate the kernel's divisibility facts.
     pub sizes: edges::SizeHandling,
+    /// Warnings about slow code in the function: vectors whose lanes are gathered from
+    /// elements that are not consecutive in memory. The CLI prints them.
+    pub warnings: Vec<String>,
 }
 
 /// A term the backend cannot translate to C, with the reason.

@@ -141,6 +141,27 @@ fn a_symbolic_temporary_inside_map_par_is_one_slice_per_thread() {
 }
 
 #[test]
+fn vectors_gathered_from_strided_elements_are_warned_about() {
+    let compile_warnings = |src: &str| {
+        let p = crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
+        emit_c(&p, &CodegenOptions::new("t.h")).unwrap().warnings
+    };
+    // Vectors along a column: 16 loads a row apart each.
+    let w = compile_warnings(
+        "def f {k : nat} (a : (16*k).16.f32) : 16.(16*k).f32 = \
+         a |> transpose |> mapSeq (fun col => col |> asVector 16 |> mapSeq (fun v => v + v) |> asScalar)",
+    );
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("`asVector 16` of `a` gathers each vector's 16 lanes"), "{w:?}");
+    // Along a row: one load each, no warning.
+    let w = compile_warnings(
+        "def f {k : nat} (a : 16.(16*k).f32) : 16.(16*k).f32 = \
+         a |> mapSeq (fun row => row |> asVector 16 |> mapSeq (fun v => v + v) |> asScalar)",
+    );
+    assert!(w.is_empty(), "{w:?}");
+}
+
+#[test]
 fn unrolling_a_symbolic_loop_is_an_error() {
     let e =
         compile("def f {n : nat} (x : n.f32) : n.f32 = mapSeqUnroll (fun v => v) x").unwrap_err();

@@ -175,6 +175,21 @@ pub enum View<'a> {
         /// The padding value.
         value: Val<'a>,
     },
+    /// Element `i` of a padded array whose elements are arrays (`pad l r row rows`): `inside`
+    /// (the element `i - l` of the padded array) where `l <= i < l + n`, `outside` (the
+    /// padding value) elsewhere; chosen element by element as they are read.
+    Choose {
+        /// The index in the padded array.
+        i: Ix,
+        /// Left padding.
+        l: Ix,
+        /// Length of the padded array.
+        n: Ix,
+        /// The element of the padded array.
+        inside: Val<'a>,
+        /// The padding value.
+        outside: Val<'a>,
+    },
 }
 
 /// An array as the edges kernel sees it ([`super::edges`]): its type has the rounded-up sizes,

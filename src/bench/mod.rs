@@ -286,6 +286,9 @@ pub fn build(
             version: v.name.clone(),
             source,
         })?;
+        for w in &c.warnings {
+            eprintln!("warning: version `{}`: {w}", v.name);
+        }
         write(&dir.join(&file), &c.source)?;
         write(&dir.join(format!("{function}.h")), &c.header)?;
         sources.push(dir.join(file));

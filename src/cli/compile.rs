@@ -134,6 +134,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
                             size,
                             job.exact_sizes,
                         )
+                        .inspect(|(c, _)| super::print_codegen_warnings(&c.warnings))
                         .map_err(|e| {
                             e.in_source_file(std::path::Path::new(program), false)
                                 .to_string()

@@ -19,6 +19,9 @@ pub fn emit_c(
     }
     let program = compile_file(file, entry).map_err(|e| e.to_string())?;
     compile_to_files(&program, output.map(Path::new), sizes, exact_sizes)
-        .map(|(_, text)| text)
+        .map(|(c, text)| {
+            super::print_codegen_warnings(&c.warnings);
+            text
+        })
         .map_err(|e| e.in_source_file(Path::new(file), true).to_string())
 }

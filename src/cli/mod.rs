@@ -172,3 +172,10 @@ fn run(command: Command) -> ExitCode {
         }
     }
 }
+
+/// Prints the C backend's warnings about slow code to standard error, `warning: …` each.
+fn print_codegen_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}

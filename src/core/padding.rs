@@ -582,7 +582,14 @@ impl Interp {
                 let a = args.pop().expect("arity");
                 let c = scalar(args.pop().expect("arity"), name)?;
                 let both = meet(&a, &b)?;
-                Ok(if c.same { both } else { meet(&both, &forget(&both))? })
+                Ok(match both {
+                    _ if c.same => both,
+                    // Either branch: what holds of both holds of the choice (a padding zero
+                    // stays zero through `select (lt v 0) (neg v) v`), but it may differ from
+                    // the unpadded program's where the condition does.
+                    Abs::Scalar(f) => Abs::Scalar(Facts { same: false, ..f }),
+                    _ => meet(&both, &forget(&both))?,
+                })
             }
             Let => {
                 let f = args.pop().expect("arity");
@@ -723,6 +730,18 @@ mod tests {
         assert!(!rows_independent(&crate::frontend::load::test_term(every_row), 2, 0));
         let own_row = "def r {m n : nat} (a : m.n.f32) : m.f32 = a |> map (fun row => reduce (+) 0.0 row)";
         assert!(rows_independent(&crate::frontend::load::test_term(own_row), 2, 0));
+    }
+
+    #[test]
+    fn a_sum_of_absolute_values_may_be_padded() {
+        // Padding zeros stay zero through the `select`, and zero is neutral for the sum.
+        let abs = "def p {n : nat} (x : n.f32) : f32 = \
+                   x |> map (fun v => select (lt v 0.0) (neg v) v) |> reduce (+) 0.0";
+        assert_eq!(verdict(abs, &[true]), Ok(()));
+        // A branch that is not zero on zeros makes the sum change.
+        let shifted = "def p {n : nat} (x : n.f32) : f32 = \
+                       x |> map (fun v => select (lt v 0.0) (neg v) (v + 1.0)) |> reduce (+) 0.0";
+        assert!(verdict(shifted, &[true]).is_err());
     }
 
     #[test]

@@ -153,7 +153,7 @@ impl State {
             CExpr::Load { buf, idx, ty, .. } => self.load(buf, idx, ty.lanes),
             CExpr::Bin(_, a, b) => union(&self.expr(a, out), &self.expr(b, out)),
             CExpr::Neg(a) => self.expr(a, out),
-            CExpr::Cond(c, a, b) => union(
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => union(
                 &self.expr(c, out),
                 &union(&self.expr(a, out), &self.expr(b, out)),
             ),

@@ -112,7 +112,11 @@ fn parallelise_top_level_copies(stmts: &mut [Stmt]) {
 /// 10.4), 1536³ 30–40 against 28–34 ms, 128×3072×768 equal (5.5–5.7 ms); with another process
 /// spinning on one core, 1000³ 19.1–22.5 against 16.2–16.9 ms (1 thread: 15.2–15.5) and
 /// 1536³ 57–117 against 49–116 ms (1 thread: 61–76). Copy loops (packing) keep the static
-/// split: sharing them dynamically as well was slower (128×3072×768: 4.2 → 8.6 ms).
+/// split: sharing them dynamically as well was slower (128×3072×768: 4.2 → 8.6 ms). So do
+/// loops whose reductions are small (a stencil's 3 or 9 products per element): their work is
+/// streaming memory, and neighbouring iterations read the same rows, which one thread's
+/// contiguous part keeps in its cache (the five-point Jacobi step at 4094², 2 threads: static
+/// 8.2 ms, dynamic 9.5 ms, guided 8.6 ms).
 fn share_computing_loops_dynamically(stmts: &mut [Stmt]) {
     for s in stmts {
         match s {
@@ -120,7 +124,9 @@ fn share_computing_loops_dynamically(stmts: &mut [Stmt]) {
                 schedule: schedule @ Schedule::Parallel,
                 body,
                 ..
-            } if has_reduction_loop(body) => *schedule = Schedule::ParallelDynamic,
+            } if has_large_reduction(body) => {
+                *schedule = Schedule::ParallelDynamic
+            }
             Stmt::For {
                 schedule: Schedule::Parallel,
                 ..
@@ -139,18 +145,45 @@ fn share_computing_loops_dynamically(stmts: &mut [Stmt]) {
     }
 }
 
-/// Whether `stmts` hold a loop of a reduction (`reduceSeq`, `reduceSeqUnroll`), at any depth.
-fn has_reduction_loop(stmts: &[Stmt]) -> bool {
+/// The least work of a reduction (in innermost loop iterations, [`iteration_work`]) for a
+/// parallel loop holding it to be shared dynamically.
+const MIN_DYNAMIC_WORK: u64 = 1024;
+
+/// An estimate of the work of running `stmts` once, in statements run: a loop counts its trip
+/// count times its body, a loop of symbolic extent as `u64::MAX` (large).
+fn iteration_work(stmts: &[Stmt]) -> u64 {
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::For { extent, body, .. } => {
+                let trips = extent
+                    .as_const()
+                    .map_or(u64::MAX, |n| u64::try_from(n).unwrap_or(0));
+                trips.saturating_mul(iteration_work(body).max(1))
+            }
+            Stmt::Unrolled { body, .. } => iteration_work(body),
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => iteration_work(then).max(iteration_work(otherwise)),
+            _ => 1,
+        })
+        .fold(0, u64::saturating_add)
+}
+
+/// Whether `stmts` hold a loop of a reduction (`reduceSeq`, `reduceSeqUnroll`), at any depth,
+/// whose work is at least [`MIN_DYNAMIC_WORK`].
+fn has_large_reduction(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::For { origin, body, .. } | Stmt::Unrolled { origin, body, .. } => {
-            matches!(
+            (matches!(
                 origin,
                 LoopOrigin::Primitive(Primitive::ReduceSeq | Primitive::ReduceSeqUnroll)
-            ) || has_reduction_loop(body)
+            ) && iteration_work(std::slice::from_ref(s)) >= MIN_DYNAMIC_WORK)
+                || has_large_reduction(body)
         }
         Stmt::IfElse {
             then, otherwise, ..
-        } => has_reduction_loop(then) || has_reduction_loop(otherwise),
+        } => has_large_reduction(then) || has_large_reduction(otherwise),
         _ => false,
     })
 }
@@ -193,6 +226,9 @@ pub struct Translator {
     suffixes: HashMap<String, usize>,
     /// Temporaries to allocate at function entry.
     pub heap_temps: Vec<HeapTemp>,
+    /// Warnings about slow code the translation had to write (vectors gathered lane by lane),
+    /// each once.
+    pub warnings: Vec<String>,
     /// The vector types used (for typedefs and helpers).
     pub vector_types: BTreeSet<CType>,
     loop_depth: usize,
@@ -231,6 +267,7 @@ impl Translator {
             names: reserved.iter().cloned().collect(),
             suffixes: HashMap::new(),
             heap_temps: Vec::new(),
+            warnings: Vec::new(),
             vector_types: BTreeSet::new(),
             loop_depth: 0,
             unroll_copies: false,
@@ -771,6 +808,13 @@ impl Translator {
         matches!(ty.get(), TypeNode::Scalar(_) | TypeNode::Vector(..))
     }
 
+    /// Records a warning (once).
+    pub(super) fn warn(&mut self, message: String) {
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
+        }
+    }
+
     /// Allocates a temporary for a value of type `ty`: a local array when its size is a small
     /// constant, else a heap buffer allocated once per call (inside `mapPar`, one slice per
     /// thread).
@@ -871,6 +915,7 @@ fn root_name(v: &Val<'_>) -> String {
             | View::AsVector { inner, .. }
             | View::AsScalar { inner, .. }
             | View::Pad { inner, .. }
+            | View::Choose { inside: inner, .. }
             | View::Zip(inner, _) => root_name(inner),
             View::Edge { array, .. } => array.buf.clone(),
             View::Map { xs, .. } => root_name(xs),

@@ -187,7 +187,15 @@ impl Translator {
                     // of a mapped array): the operations on vectors.
                     None => match self.lanewise(&lanes, ct) {
                         Some(v) => v,
-                        None => CExpr::Lanes(ct, lanes),
+                        None => {
+                            if lanes.iter().any(|l| matches!(l, CExpr::Load { .. } | CExpr::EdgeLoad { .. })) {
+                                self.warn(format!(
+                                    "`asVector {w}` of `{}` gathers each vector's {w} lanes from elements that are not consecutive in memory ({w} scalar loads per vector, often slower than no vectors): vectorise along the dimension that is contiguous, or copy the array into that layout first (`toMem`, as the packing steps of sketches/matmul do)",
+                                    root_name(inner)
+                                ));
+                            }
+                            CExpr::Lanes(ct, lanes)
+                        }
                     },
                 };
                 Ok(Val {
@@ -205,28 +213,63 @@ impl Translator {
                 })
             }
             View::Pad { inner, l, n, value } => {
-                if !self.is_value_type(&elem_ty) {
-                    return err("`pad` of arrays whose elements are arrays is not supported");
-                }
-                let pad = self.scalar(value.clone())?;
                 let x = self.elem(inner, &i.sub(l))?;
-                let x = self.scalar(x)?;
-                let e = CExpr::Cond(
-                    Rc::new(CExpr::IxLess(i.clone(), l.clone())),
-                    Rc::new(pad.clone()),
-                    Rc::new(CExpr::Cond(
-                        Rc::new(CExpr::IxLess(i.clone(), l.add(n))),
-                        Rc::new(x),
-                        Rc::new(pad),
-                    )),
-                );
-                Ok(Val {
-                    ty: elem_ty,
-                    kind: ValKind::Scalar(e),
-                })
+                self.choose(elem_ty, i, l, n, x, value.clone())
+            }
+            View::Choose {
+                i: at,
+                l,
+                n,
+                inside,
+                outside,
+            } => {
+                let x = self.elem(inside, i)?;
+                let y = self.elem(outside, i)?;
+                self.choose(elem_ty, at, l, n, x, y)
             }
         }
     }
+    /// `inside` where `l <= i < l + n`, else `outside` (values of type `ty`): a conditional
+    /// expression for scalars and vectors, a [`View::Choose`] for arrays.
+    fn choose<'a>(
+        &mut self,
+        ty: Type,
+        i: &Ix,
+        l: &Ix,
+        n: &Ix,
+        inside: Val<'a>,
+        outside: Val<'a>,
+    ) -> R<Val<'a>> {
+        if !self.is_value_type(&ty) {
+            let view = View::Choose {
+                i: i.clone(),
+                l: l.clone(),
+                n: n.clone(),
+                inside,
+                outside,
+            };
+            return Ok(Val {
+                ty,
+                kind: ValKind::Array(Rc::new(view)),
+            });
+        }
+        let x = self.scalar(inside)?;
+        let pad = self.scalar(outside)?;
+        let e = CExpr::Cond(
+            Rc::new(CExpr::IxLess(i.clone(), l.clone())),
+            Rc::new(pad.clone()),
+            Rc::new(CExpr::Cond(
+                Rc::new(CExpr::IxLess(i.clone(), l.add(n))),
+                Rc::new(x),
+                Rc::new(pad),
+            )),
+        );
+        Ok(Val {
+            ty,
+            kind: ValKind::Scalar(e),
+        })
+    }
+
     /// The vector whose lanes are `lanes`, when every lane applies the same operations to the
     /// same variables and literals and to consecutive elements of the same buffers: the
     /// operations applied to vector loads and broadcasts (`(f32x16){a[i]*x[i], a[i+1]*x[i+1],
@@ -275,6 +318,37 @@ impl Translator {
                     })
                     .collect::<Option<Vec<_>>>()?;
                 Some(CExpr::Neg(Rc::new(self.lanewise(&inner, ct)?)))
+            }
+            // `select (lt x y) a b` in every lane: the comparison on vectors chooses lane by
+            // lane (`abs` written with `select`, a ReLU).
+            CExpr::Cond(c, ..) => {
+                let CExpr::Bin(op @ (BinOp::Lt | BinOp::Gt | BinOp::Eq), ..) = &**c else {
+                    return None;
+                };
+                let mut parts: [Vec<CExpr>; 4] = Default::default();
+                for l in lanes {
+                    let CExpr::Cond(c, a, b) = l else {
+                        return None;
+                    };
+                    let CExpr::Bin(o, x, y) = &**c else {
+                        return None;
+                    };
+                    if o != op {
+                        return None;
+                    }
+                    for (part, e) in parts.iter_mut().zip([x, y, a, b]) {
+                        part.push((**e).clone());
+                    }
+                }
+                let [x, y, a, b] = parts;
+                let cond = CExpr::Bin(
+                    *op,
+                    Rc::new(self.lanewise(&x, ct)?),
+                    Rc::new(self.lanewise(&y, ct)?),
+                );
+                let a = self.lanewise(&a, ct)?;
+                let b = self.lanewise(&b, ct)?;
+                Some(CExpr::VecSelect(Rc::new(cond), Rc::new(a), Rc::new(b)))
             }
             _ => None,
         }

@@ -86,6 +86,20 @@ impl Splitter<'_> {
                 });
                 (node, 1 + dc.max(da).max(db))
             }
+            CExpr::VecSelect(c, a, b) => {
+                let (c2, dc) = self.visit_rc(c, None);
+                let (a2, da) = self.visit_rc(a, ty);
+                let (b2, db) = self.visit_rc(b, ty);
+                let changed = c2.is_some() || a2.is_some() || b2.is_some();
+                let node = changed.then(|| {
+                    CExpr::VecSelect(
+                        c2.unwrap_or_else(|| c.clone()),
+                        a2.unwrap_or_else(|| a.clone()),
+                        b2.unwrap_or_else(|| b.clone()),
+                    )
+                });
+                (node, 1 + dc.max(da).max(db))
+            }
             CExpr::Lanes(vt, xs) => {
                 let lane = Some(CType {
                     scalar: vt.scalar,

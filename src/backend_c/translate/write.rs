@@ -51,7 +51,7 @@ impl Translator {
                     "a high-level `map` is in a write position (its result is stored): lower it to `mapSeq`, `mapPar` or `mapSeqUnroll`; `map` may only remain where it is a view that is read",
                 ),
                 View::Mem { .. } | View::Offset { .. } | View::Slide { .. } | View::Column { .. }
-                | View::Zip(..) | View::Proj { .. } | View::Generate { .. } | View::Pad { .. }
+                | View::Zip(..) | View::Proj { .. } | View::Generate { .. } | View::Pad { .. } | View::Choose { .. }
                 | View::Written(_) | View::Edge { .. } => {
                     self.copy(&v, acc)
                 }

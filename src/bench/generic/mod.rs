@@ -136,6 +136,9 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
             version: v.name.clone(),
             source,
         })?;
+        for w in &c.warnings {
+            eprintln!("warning: version `{}`: {w}", v.name);
+        }
         let file = dir.join(format!("{function}.c"));
         super::write(&file, &c.source)?;
         super::write(&dir.join(format!("{function}.h")), &c.header)?;
