@@ -61,6 +61,7 @@ const KERNELS: &[(&str, &[&str], &str, &str)] = &[
         "n=1000",
         "n=200003",
     ),
+    ("examples/transpose.rise", &[], "n=37,m=45", "n=301,m=203"),
     (
         "examples/jacobi1d.rise",
         &["sketches/jacobi1d/parallel.sk"],

@@ -162,6 +162,17 @@ fn vectors_gathered_from_strided_elements_are_warned_about() {
 }
 
 #[test]
+fn a_program_that_transposes_copies_in_tiles() {
+    let c = compile("def f {n m : nat} (a : n.m.f32) : m.n.f32 = transpose a").unwrap();
+    // Tiles of 32 x 32, the last ones cut to the sizes.
+    assert!(c.contains("tile_i < ((m + 31) / 32)"), "{c}");
+    assert!(c.contains("i < (m - tile_i * 32 < 32 ? m - tile_i * 32 : 32)"), "{c}");
+    // A copy that reads along rows stays one loop per dimension.
+    let c = compile("def f {n m : nat} (a : n.m.f32) : n.m.f32 = a |> split 1 |> join").unwrap();
+    assert!(!c.contains("tile_i"), "{c}");
+}
+
+#[test]
 fn unrolling_a_symbolic_loop_is_an_error() {
     let e =
         compile("def f {n : nat} (x : n.f32) : n.f32 = mapSeqUnroll (fun v => v) x").unwrap_err();
