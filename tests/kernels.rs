@@ -63,6 +63,12 @@ const KERNELS: &[(&str, &[&str], &str, &str)] = &[
     ),
     ("examples/transpose.rise", &[], "n=37,m=45", "n=301,m=203"),
     (
+        "examples/unsharp.rise",
+        &["sketches/unsharp/parallel.sk"],
+        "n=13,m=17",
+        "n=301,m=203",
+    ),
+    (
         "examples/jacobi1d.rise",
         &["sketches/jacobi1d/parallel.sk"],
         "n=1000",
