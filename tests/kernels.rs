@@ -69,6 +69,12 @@ const KERNELS: &[(&str, &[&str], &str, &str)] = &[
         "n=301,m=203",
     ),
     (
+        "examples/harris.rise",
+        &["sketches/harris/parallel.sk", "sketches/harris/fused.sk"],
+        "n=13,m=17",
+        "n=301,m=203",
+    ),
+    (
         "examples/jacobi1d.rise",
         &["sketches/jacobi1d/parallel.sk"],
         "n=1000",
