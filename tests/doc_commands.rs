@@ -1,7 +1,7 @@
 //! Every command the documentation shows works as written, at its default sizes: the `sh` blocks
 //! of README.md, docs/, sketches/ and codegen/ are run in order, each block in one shell that
-//! stops at the first failing command, in a scratch directory that sees the repository's
-//! examples, sketches and docs.
+//! stops at the first failing command, in a scratch directory (one per document) that sees the
+//! repository's examples, sketches and docs. Documents run side by side, one per core.
 //!
 //! `risec` is the binary under test; `cargo run --release [-q] -- ARGS` runs it with ARGS and
 //! `cargo run --release --example NAME -- ARGS` the example cargo built for this test run.
@@ -13,6 +13,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -126,50 +129,73 @@ fn every_documented_command_works_as_written() {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("doc-commands");
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
-    for dir in ["examples", "sketches", "docs", "codegen"] {
-        std::os::unix::fs::symlink(Path::new(ROOT).join(dir), scratch.join(dir)).unwrap();
-    }
     let path = format!(
         "{}:{}",
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut ran = 0;
-    let mut left_out = Vec::new();
-    for doc in documents() {
-        let text = std::fs::read_to_string(&doc).unwrap();
-        let name = doc.strip_prefix(ROOT).unwrap_or(&doc).display().to_string();
-        for (line, commands) in sh_blocks(&text) {
-            let mut script = String::from("set -euo pipefail\n");
-            for command in &commands {
-                match translate(command, &examples) {
-                    Some(c) => {
-                        script.push_str(&c);
-                        script.push('\n');
-                        ran += 1;
-                    }
-                    None => left_out.push(format!("{name}:{line}: {command}")),
+    // Documents are independent: each runs its blocks in order in a scratch directory of its
+    // own, and as many documents run at once as there are cores (most commands use one).
+    let queue = Mutex::new(documents().into_iter().enumerate().collect::<Vec<_>>());
+    let ran = AtomicUsize::new(0);
+    let left_out = Mutex::new(Vec::new());
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let Some((index, doc)) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                let dir = scratch.join(index.to_string());
+                std::fs::create_dir_all(&dir).unwrap();
+                for d in ["examples", "sketches", "docs", "codegen"] {
+                    std::os::unix::fs::symlink(Path::new(ROOT).join(d), dir.join(d)).unwrap();
                 }
-            }
-            eprintln!("{name}:{line}: running {} command(s)", commands.len());
-            let out = Command::new("bash")
-                .arg("-c")
-                .arg(&script)
-                .current_dir(&scratch)
-                .env("PATH", &path)
-                .output()
-                .expect("bash runs");
-            assert!(
-                out.status.success(),
-                "{name}:{line}: the block failed ({}):\n{script}\nstderr:\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            );
+                let started = Instant::now();
+                let text = std::fs::read_to_string(&doc).unwrap();
+                let name = doc.strip_prefix(ROOT).unwrap_or(&doc).display().to_string();
+                for (line, commands) in sh_blocks(&text) {
+                    let mut script = String::from("set -euo pipefail\n");
+                    for command in &commands {
+                        match translate(command, &examples) {
+                            Some(c) => {
+                                script.push_str(&c);
+                                script.push('\n');
+                                ran.fetch_add(1, Ordering::Relaxed);
+                            }
+                            None => left_out
+                                .lock()
+                                .unwrap()
+                                .push(format!("{name}:{line}: {command}")),
+                        }
+                    }
+                    let out = Command::new("bash")
+                        .arg("-c")
+                        .arg(&script)
+                        .current_dir(&dir)
+                        .env("PATH", &path)
+                        .output()
+                        .expect("bash runs");
+                    if !out.status.success() {
+                        failures.lock().unwrap().push(format!(
+                            "{name}:{line}: the block failed ({}):\n{script}\nstderr:\n{}",
+                            out.status,
+                            String::from_utf8_lossy(&out.stderr)
+                        ));
+                        break;
+                    }
+                }
+                eprintln!("{name}: {:.1} s", started.elapsed().as_secs_f64());
+            });
         }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let ran = ran.into_inner();
     eprintln!(
         "{ran} documented commands ran; left out:\n  {}",
-        left_out.join("\n  ")
+        left_out.into_inner().unwrap().join("\n  ")
     );
     assert!(ran >= 10, "only {ran} documented commands found");
 }

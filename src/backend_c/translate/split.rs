@@ -72,27 +72,20 @@ impl Splitter<'_> {
                 let (v2, dv) = self.visit_rc(v, None);
                 (v2.map(|v| CExpr::Lane(v, l.clone())), 1 + dv)
             }
-            CExpr::Cond(c, a, b) => {
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
+                // The same three parts, rebuilt with the same constructor.
+                let rebuild: fn(Rc<CExpr>, Rc<CExpr>, Rc<CExpr>) -> CExpr =
+                    if matches!(e, CExpr::Cond(..)) {
+                        CExpr::Cond
+                    } else {
+                        CExpr::VecSelect
+                    };
                 let (c2, dc) = self.visit_rc(c, None);
                 let (a2, da) = self.visit_rc(a, ty);
                 let (b2, db) = self.visit_rc(b, ty);
                 let changed = c2.is_some() || a2.is_some() || b2.is_some();
                 let node = changed.then(|| {
-                    CExpr::Cond(
-                        c2.unwrap_or_else(|| c.clone()),
-                        a2.unwrap_or_else(|| a.clone()),
-                        b2.unwrap_or_else(|| b.clone()),
-                    )
-                });
-                (node, 1 + dc.max(da).max(db))
-            }
-            CExpr::VecSelect(c, a, b) => {
-                let (c2, dc) = self.visit_rc(c, None);
-                let (a2, da) = self.visit_rc(a, ty);
-                let (b2, db) = self.visit_rc(b, ty);
-                let changed = c2.is_some() || a2.is_some() || b2.is_some();
-                let node = changed.then(|| {
-                    CExpr::VecSelect(
+                    rebuild(
                         c2.unwrap_or_else(|| c.clone()),
                         a2.unwrap_or_else(|| a.clone()),
                         b2.unwrap_or_else(|| b.clone()),
