@@ -147,3 +147,22 @@ fn what_a_user_gets_wrong_is_said_plainly() {
         common::stderr(&o)
     );
 }
+
+#[test]
+fn a_zero_size_is_an_error_not_a_run_that_checks_nothing() {
+    for args in [
+        ["verify", "examples/dot.rise", "--check-size", "n=0"],
+        ["verify", "examples/dot.rise", "--size", "n=0"],
+        ["bench", "examples/dot.rise", "--size", "n=0"],
+    ] {
+        let o = common::risec(&args);
+        let err = common::stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(
+                "error: size `n` is 0 in `n=0`: the generated C runs on positive sizes only"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -40,6 +40,7 @@
 pub mod body;
 pub mod c_ast;
 pub mod c_print;
+pub mod c_stmt;
 pub mod edges;
 pub mod files;
 pub mod function;

@@ -95,9 +95,21 @@ fn work_dir(keep: Option<&str>) -> Result<(PathBuf, Option<tempfile::TempDir>), 
 /// The check sizes: given, or chosen ([`generic::check_sizes`]).
 fn check_sizes(p: &TypedProgram, text: Option<&str>) -> Result<Vec<u64>, String> {
     match text {
-        Some(t) => crate::core::sizes::parse_sizes(p, t).map_err(|e| e.to_string()),
+        Some(t) => run_sizes(p, t),
         None => generic::check_sizes(p).map_err(|e| e.to_string()),
     }
+}
+
+/// Sizes given on the command line for running the generated C, which takes positive sizes
+/// only (it returns 1 for a zero): a zero is an error here rather than a run that checks nothing.
+fn run_sizes(p: &TypedProgram, text: &str) -> Result<Vec<u64>, String> {
+    let sizes = crate::core::sizes::parse_sizes(p, text).map_err(|e| e.to_string())?;
+    if let Some((name, _)) = p.size_params.iter().zip(&sizes).find(|(_, v)| **v == 0) {
+        return Err(format!(
+            "error: size `{name}` is 0 in `{text}`: the generated C runs on positive sizes only"
+        ));
+    }
+    Ok(sizes)
 }
 
 fn sizes_text(p: &TypedProgram, sizes: &[u64]) -> String {
@@ -145,7 +157,7 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
     let big = args
         .size
         .as_deref()
-        .map(|t| crate::core::sizes::parse_sizes(&program, t).map_err(|e| e.to_string()))
+        .map(|t| run_sizes(&program, t))
         .transpose()?;
     let (dir, _guard) = work_dir(args.keep.as_deref())?;
     let built = generic::build(
@@ -217,7 +229,7 @@ pub(super) fn bench_generic(args: &BenchArgs, program_path: &str) -> Result<Stri
                 .join(",")
         )
     })?;
-    let sizes = crate::core::sizes::parse_sizes(&program, size).map_err(|e| e.to_string())?;
+    let sizes = run_sizes(&program, size)?;
     let user = args
         .baseline
         .iter()
