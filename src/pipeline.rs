@@ -31,6 +31,9 @@ pub struct Optimized {
     pub steps: Vec<SearchStats>,
     /// The facts, as source text (`m/32`).
     pub facts: Vec<String>,
+    /// With [`SearchOptions::explain`]: per guide step, its name and the rewrites from its
+    /// start to its result.
+    pub explanations: Vec<(String, Vec<crate::eqsat::explain::Rewrite>)>,
 }
 
 /// Runs loaded guide steps on an elaborated program, then lowers and checks the result.
@@ -55,6 +58,7 @@ pub fn optimize_program(
         source,
         steps: outcome.steps,
         facts,
+        explanations: outcome.explanations,
     })
 }
 

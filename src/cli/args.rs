@@ -3,6 +3,7 @@
 
 use super::eval::OutputFormat;
 use crate::eqsat::runner::Limits;
+use crate::eqsat::schedule::Scheduler;
 use crate::support::units::{parse_duration, parse_size};
 use clap::{Parser, Subcommand};
 use std::time::Duration;
@@ -78,6 +79,22 @@ pub(super) struct MainJob {
     /// or less where the process may not allocate that much (`ulimit -v`, cgroup)].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(super) memory: Option<u64>,
+    /// Limit on every step's e-nodes (a step's own `limits` may set a lower one).
+    #[arg(long, value_name = "N")]
+    pub(super) nodes: Option<usize>,
+    /// The rule scheduler of the steps that do not name one (`scheduler = …` in the step):
+    /// `simple` (every match, every iteration), `backoff`, `backoff(LIMIT, BAN)`, `sample(K)`
+    /// (at most K matches per rule and iteration) or `mcts(BUDGET, DEPTH)` (Monte Carlo tree
+    /// search); see docs/sketches.md.
+    #[arg(long, value_name = "SCHEDULER", default_value = "simple")]
+    pub(super) scheduler: Scheduler,
+    /// Seed of the random choices of `sample` and `mcts`: the same seed gives the same result.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(super) seed: u64,
+    /// Write, per step, the rewrites from its start to its result (the rule and the subterm
+    /// it rewrote, as Rise) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(super) explain: Option<String>,
     /// The definition to use as entry point (default: the last one).
     #[arg(long)]
     pub(super) entry: Option<String>,
@@ -213,6 +230,17 @@ pub(super) enum Command {
         /// Do not let rules assume divisibility facts (`32 divides n`) they cannot prove.
         #[arg(long)]
         no_assume: bool,
+        /// The rule scheduler: `simple`, `backoff`, `backoff(LIMIT, BAN)`, `sample(K)` or
+        /// `mcts(BUDGET, DEPTH)`; see docs/sketches.md.
+        #[arg(long, value_name = "SCHEDULER", default_value = "simple")]
+        scheduler: Scheduler,
+        /// Seed of the random choices of `sample` and `mcts`.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        seed: u64,
+        /// Print the rewrites from the start to the goal (the rule and the subterm it rewrote,
+        /// as Rise) when the goal is found.
+        #[arg(long)]
+        explain: bool,
         /// The start file's entry point (default: its last definition).
         #[arg(long)]
         entry: Option<String>,

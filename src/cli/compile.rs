@@ -30,6 +30,12 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
         .unwrap_or_else(crate::support::memory::default_limit);
     let options = crate::sketch::guided::SearchOptions {
         budget: crate::support::budget::Budget::new(job.time, memory),
+        strategy: crate::eqsat::schedule::Strategy {
+            scheduler: job.scheduler,
+            seed: job.seed,
+        },
+        nodes: job.nodes,
+        explain: job.explain.is_some(),
     };
     let quiet = job.quiet;
     let mut progress = |p: &crate::sketch::guided::Progress| {
@@ -74,6 +80,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
         }
     }
     outputs.extend(job.stats.iter().map(std::path::PathBuf::from));
+    outputs.extend(job.explain.iter().map(std::path::PathBuf::from));
     let outputs: Vec<&std::path::Path> = outputs.iter().map(|o| o.as_path()).collect();
     let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(program))
         .chain(files.iter().map(|f| f.as_path()))
@@ -119,6 +126,14 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             }
             if !write_stats(&done.steps, &done.facts) {
                 return ExitCode::from(1);
+            }
+            if let Some(path) = &job.explain {
+                let text = explanation_text(&p, &done.explanations);
+                if let Err(e) =
+                    crate::support::output::write_atomically(std::path::Path::new(path), &text)
+                {
+                    return fail(&e.to_string());
+                }
             }
             if emit_c {
                 let out = job.output.as_deref().map(std::path::Path::new);
@@ -179,4 +194,23 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
         }
         Err(e) => fail(&e.to_string()),
     }
+}
+
+/// What `--explain FILE` writes: per step, the rewrites from its start to its result.
+fn explanation_text(
+    program: &crate::core::TypedProgram,
+    explanations: &[(String, Vec<crate::eqsat::explain::Rewrite>)],
+) -> String {
+    let show = |e: &crate::core::Expr, b: &[crate::eqsat::explain::Binder]| {
+        crate::eqsat::explain::subterm_text(program, e, b)
+    };
+    let mut out = String::new();
+    for (step, rewrites) in explanations {
+        out.push_str(&format!(
+            "step `{step}`: {} rewrites from its start to its result\n",
+            rewrites.len()
+        ));
+        out.push_str(&crate::eqsat::explain::render(rewrites, &show));
+    }
+    out
 }

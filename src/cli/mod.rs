@@ -139,6 +139,9 @@ fn run(command: Command) -> ExitCode {
             no_assume,
             entry,
             goal_entry,
+            scheduler,
+            seed,
+            explain,
         } => {
             let options = ProveOptions {
                 rules,
@@ -153,6 +156,8 @@ fn run(command: Command) -> ExitCode {
                 entry,
                 goal_entry,
                 assume: !no_assume,
+                strategy: crate::eqsat::schedule::Strategy { scheduler, seed },
+                explain,
             };
             prove(&start, &goal, &options, stats.as_deref()).map(|out| {
                 let code = if out.found { 0 } else { 2 };

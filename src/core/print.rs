@@ -428,6 +428,16 @@ pub fn program_subterm_to_source(p: &TypedProgram, e: &Expr) -> String {
     printer.expr(e, Prec::Lowest)
 }
 
+/// [`program_subterm_to_source`] for a term under lambdas whose variables are named `vars`
+/// (outermost first).
+pub fn program_subterm_to_source_under(p: &TypedProgram, e: &Expr, vars: Vec<String>) -> String {
+    let mut printer = Printer {
+        vars,
+        nats: p.size_params.clone(),
+    };
+    printer.expr(e, Prec::Lowest)
+}
+
 /// Writes a type of the program's body context with the size parameters' names.
 pub fn program_body_type_to_source(p: &TypedProgram, t: &Type) -> String {
     let printer = Printer {

@@ -13,7 +13,9 @@ use crate::core::{Expr, TypedProgram};
 use crate::eqsat::egraph::{self, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
 use crate::eqsat::rules::{self, RuleError};
-use crate::eqsat::runner::{self, Limits, StopReason};
+use crate::eqsat::explain::{self, Rewrite};
+use crate::eqsat::runner::{self, Guide, Limits, StopReason};
+use crate::eqsat::schedule::Strategy;
 use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
 use crate::frontend::load::{compile_file, LoadError};
 use crate::support::units::{format_bytes, format_duration, format_duration_limit};
@@ -34,6 +36,10 @@ pub struct ProveOptions {
     pub goal_entry: Option<String>,
     /// Whether rules may assume divisibility facts they cannot prove (they are reported).
     pub assume: bool,
+    /// The rule scheduler and its seed.
+    pub strategy: Strategy,
+    /// Record the rewrites from the start to the goal ([`Outcome::explanation`]).
+    pub explain: bool,
 }
 
 impl Default for ProveOptions {
@@ -45,6 +51,8 @@ impl Default for ProveOptions {
             entry: None,
             goal_entry: None,
             assume: true,
+            strategy: Strategy::default(),
+            explain: false,
         }
     }
 }
@@ -180,8 +188,19 @@ impl Problem {
 
     /// Runs the search: a fresh e-graph holding the start term, grown until the goal term is in
     /// the start's e-class or the search stops.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn search(&self, limits: &Limits) -> Outcome {
-        let mut egraph = RiseEGraph::default();
+        self.search_with(limits, &Strategy::default(), false)
+    }
+
+    /// [`Problem::search`] with a scheduler, recording the rewrites from the start to the goal
+    /// when `explain` is set and the goal is found.
+    pub fn search_with(&self, limits: &Limits, strategy: &Strategy, explain: bool) -> Outcome {
+        let mut egraph = if explain {
+            explain::explaining_egraph()
+        } else {
+            RiseEGraph::default()
+        };
         let root = egraph::add_expr(&mut egraph, &self.start_term);
         let mut assumptions = Assumptions {
             facts: self.start.facts.clone(),
@@ -191,14 +210,27 @@ impl Problem {
         let goal = &self.goal_term;
         let mut reached =
             |eg: &RiseEGraph| egraph::lookup(eg, goal).is_some_and(|g| eg.find(g) == eg.find(root));
-        let mut search = runner::run(
+        let goal_expr = egraph::to_recexpr(goal);
+        let present = |eg: &RiseEGraph| share_present(eg, &goal_expr);
+        let guide = Guide {
+            root,
+            progress: &present,
+        };
+        let mut search = runner::run_with(
             &mut egraph,
             &self.rules,
             limits,
+            strategy,
+            Some(&guide),
             &mut assumptions,
             &mut reached,
             &mut |_| {},
         );
+        let explanation = if explain && search.summary.found {
+            explain::explain(&mut egraph, &self.start_term, goal)
+        } else {
+            None
+        };
         search.summary.assumed = assumptions
             .assumed
             .iter()
@@ -212,15 +244,41 @@ impl Problem {
             goal_path: self.goal_path.clone(),
             rules: self.rules.iter().map(|r| r.name.clone()).collect(),
             normalized: self.normalized,
+            explanation,
+            start: self.start.clone(),
         };
         outcome.search.summary.message = outcome.headline();
         outcome
     }
 }
 
-/// Loads both files and runs the search ([`Problem::load`], then [`Problem::search`]).
+/// The share of the goal's e-nodes (bottom-up: a node counts when its children do) that the
+/// e-graph already holds, in `[0, 1]`: the progress measure of the Monte Carlo tree search.
+fn share_present(egraph: &RiseEGraph, goal: &egg::RecExpr<crate::eqsat::egraph::RiseNode>) -> f64 {
+    use egg::Language;
+    let nodes = goal.as_ref();
+    let mut found: Vec<Option<egg::Id>> = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let mut missing = false;
+        let mapped = node.clone().map_children(|c| match found[usize::from(c)] {
+            Some(id) => id,
+            None => {
+                missing = true;
+                c
+            }
+        });
+        found.push(if missing { None } else { egraph.lookup(mapped) });
+    }
+    found.iter().filter(|f| f.is_some()).count() as f64 / nodes.len().max(1) as f64
+}
+
+/// Loads both files and runs the search ([`Problem::load`], then [`Problem::search_with`]).
 pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome, ProveError> {
-    Ok(Problem::load(start, goal, options)?.search(&options.limits))
+    Ok(Problem::load(start, goal, options)?.search_with(
+        &options.limits,
+        &options.strategy,
+        options.explain,
+    ))
 }
 
 /// What a search found.
@@ -241,9 +299,26 @@ pub struct Outcome {
     pub rules: Vec<String>,
     /// Whether the terms were normalised.
     pub normalized: bool,
+    /// With `explain`, when the goal was found: the rewrites from the start to the goal.
+    pub explanation: Option<Vec<Rewrite>>,
+    /// The start program (whose size names the explanation's terms are written with).
+    pub start: TypedProgram,
 }
 
 impl Outcome {
+    /// The explanation as text (`risec prove --explain`), if one was recorded.
+    pub fn explanation_text(&self) -> Option<String> {
+        let rewrites = self.explanation.as_ref()?;
+        let show = |e: &Expr, b: &[explain::Binder]| explain::subterm_text(&self.start, e, b);
+        Some(format!(
+            "explanation: {} rewrites from `{}` to `{}`\n{}",
+            rewrites.len(),
+            self.start_name,
+            self.goal_name,
+            explain::render(rewrites, &show)
+        ))
+    }
+
     /// Whether the goal is in the start's e-class (the search stopped at its goal).
     pub fn found(&self) -> bool {
         self.search.summary.found

@@ -1,8 +1,10 @@
 //! The equality saturation loop: search every rule, apply every match, rebuild, repeat, until the
 //! goal is reached, nothing changes, or a limit (time, e-nodes, iterations, memory) stops it.
 //!
-//! Every rule is searched and applied in every iteration (no backoff: a scheduler that bans rules
-//! can hide exactly the rewrite a sketch needs).
+//! By default every rule is searched and every match applied in every iteration: a scheduler
+//! that bans rules or samples matches can hide exactly the rewrite a sketch needs. The other
+//! schedulers ([`super::schedule`]: back-off, sampling, Monte Carlo tree search) are there for
+//! searches that this grows too fast; [`run_with`] takes one.
 //!
 //! # Reductions catch up before the next iteration
 //!
@@ -35,7 +37,8 @@
 //! Memory is the process's resident set, polled from `/proc` where available.
 
 use crate::eqsat::egraph::RiseEGraph;
-use crate::eqsat::rewrite::{Assumptions, Rule};
+use crate::eqsat::rewrite::{Assumptions, Matches, Rule};
+use crate::eqsat::schedule::{Scheduler, SchedulerState, Strategy};
 use crate::eqsat::stats::{IterationStats, RuleCounts, SearchStats, Summary};
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -141,6 +144,41 @@ pub fn run(
     goal: &mut dyn FnMut(&RiseEGraph) -> bool,
     progress: &mut dyn FnMut(&IterationStats),
 ) -> SearchStats {
+    run_with(
+        egraph,
+        rules,
+        limits,
+        &Strategy::default(),
+        None,
+        assumptions,
+        goal,
+        progress,
+    )
+}
+
+/// How close an e-graph is to a search's goal, for the schedulers that look ahead
+/// ([`Scheduler::Mcts`]): the goal's root class, and the progress toward the goal, from 0
+/// (nothing of it) to 1 (reached).
+pub struct Guide<'a> {
+    /// The class the goal is about (the start term's).
+    pub root: egg::Id,
+    /// Progress toward the goal, in `[0, 1]`.
+    pub progress: &'a dyn Fn(&RiseEGraph) -> f64,
+}
+
+/// [`run`] with a scheduler ([`Strategy`]) and, for the schedulers that look ahead, a measure
+/// of progress toward the goal.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with(
+    egraph: &mut RiseEGraph,
+    rules: &[Rule],
+    limits: &Limits,
+    strategy: &Strategy,
+    guide: Option<&Guide>,
+    assumptions: &mut Assumptions,
+    goal: &mut dyn FnMut(&RiseEGraph) -> bool,
+    progress: &mut dyn FnMut(&IterationStats),
+) -> SearchStats {
     let mut budget = Budget {
         start: Instant::now(),
         limits,
@@ -154,7 +192,9 @@ pub fn run(
     };
     budget.rebuild(egraph);
     let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
+    let searched: Vec<&Rule> = rules.iter().filter(|r| !r.is_reduction()).collect();
     let all: Vec<&Rule> = rules.iter().collect();
+    let mut scheduling = SchedulerState::new(*strategy, rules.len());
     let mut iterations: Vec<IterationStats> = Vec::new();
     progress(&IterationStats {
         iteration: 0,
@@ -177,14 +217,38 @@ pub fn run(
         }
         let began = Instant::now();
         let mut applied = RuleCounts::default();
-        let mut outcome = budget.pass(egraph, &all, assumptions, &mut applied);
-        let changed = outcome.changed;
-        for _ in 0..limits.reduction_passes {
-            if outcome.stopped.is_some() || !outcome.changed || reductions.is_empty() {
-                break;
+        let (outcome, changed) = match strategy.scheduler {
+            Scheduler::Mcts {
+                budget: simulations,
+                depth,
+            } => {
+                let search = crate::eqsat::mcts::Search {
+                    rules: &searched,
+                    reductions: &reductions,
+                    simulations,
+                    depth,
+                    guide,
+                };
+                let outcome = search.step(
+                    egraph,
+                    &mut budget,
+                    &mut scheduling.rng,
+                    assumptions,
+                    goal,
+                    &mut applied,
+                );
+                let changed = outcome.changed;
+                (outcome, changed)
             }
-            outcome = budget.pass(egraph, &reductions, assumptions, &mut applied);
-        }
+            _ => {
+                let mut outcome =
+                    budget.pass(egraph, &all, Some(&mut scheduling), assumptions, &mut applied);
+                let changed = outcome.changed;
+                outcome = budget.catch_up(egraph, &reductions, outcome, assumptions, &mut applied);
+                (outcome, changed)
+            }
+        };
+        scheduling.iteration += 1;
         let done = IterationStats {
             iteration: iterations.len() + 1,
             nodes: egraph.total_number_of_nodes(),
@@ -202,6 +266,11 @@ pub fn run(
             } else {
                 reason
             };
+        }
+        if !changed && scheduling.any_banned() {
+            // Banned rules have not had their turn: the search is not saturated yet.
+            scheduling.lift_bans();
+            continue;
         }
         if !changed {
             break if budget.check_goal(egraph, goal) {
@@ -233,19 +302,24 @@ pub fn run(
         summary,
         cost: None,
         step_time: None,
+        scheduler: strategy.scheduler.to_string(),
+        seed: strategy.scheduler.is_random().then_some(strategy.seed),
     }
 }
 
 /// What one pass (search every rule of a set, apply every match, rebuild) did.
-struct PassOutcome {
+pub(crate) struct PassOutcome {
     /// Whether some application changed the e-graph.
-    changed: bool,
+    pub(crate) changed: bool,
     /// The limit that interrupted the pass, if one did.
-    stopped: Option<StopReason>,
+    pub(crate) stopped: Option<StopReason>,
 }
 
-/// The limits of one search and the clock they are measured on.
-struct Budget<'a> {
+/// The limits of one search and the clock they are measured on. A simulation of the Monte Carlo
+/// tree search runs on a clone of the e-graph with a clone of the budget (the same clock and
+/// limits, its own measurements of the e-graph it grows).
+#[derive(Clone)]
+pub(crate) struct Budget<'a> {
     start: Instant,
     limits: &'a Limits,
     /// How long the last rebuild took: a stopped pass must leave time for its own.
@@ -269,7 +343,7 @@ struct Budget<'a> {
 impl Budget<'_> {
     /// Whether the time is up, leaving room for the rebuild that must follow and the goal
     /// check after it.
-    fn out_of_time(&self, egraph: &RiseEGraph) -> bool {
+    pub(crate) fn out_of_time(&self, egraph: &RiseEGraph) -> bool {
         self.start.elapsed() + self.rebuild_estimate(egraph) + self.goal_estimate(egraph)
             >= self.limits.time
     }
@@ -283,7 +357,7 @@ impl Budget<'_> {
     }
 
     /// Checks the goal on `egraph`, measuring how long the check takes.
-    fn check_goal(
+    pub(crate) fn check_goal(
         &mut self,
         egraph: &RiseEGraph,
         goal: &mut dyn FnMut(&RiseEGraph) -> bool,
@@ -307,7 +381,7 @@ impl Budget<'_> {
     /// removes duplicates: the count after the last rebuild plus every node added since. (The
     /// memo alone overstates it by up to 2x on large e-graphs: it keeps entries of nodes that
     /// rebuilding made identical to others.)
-    fn nodes(&self, egraph: &RiseEGraph) -> usize {
+    pub(crate) fn nodes(&self, egraph: &RiseEGraph) -> usize {
         self.nodes_at_rebuild + egraph.total_size().saturating_sub(self.memo_at_rebuild)
     }
 
@@ -338,7 +412,7 @@ impl Budget<'_> {
     }
 
     /// The first limit that is reached, if any.
-    fn exceeded(&self, egraph: &RiseEGraph) -> Option<StopReason> {
+    pub(crate) fn exceeded(&self, egraph: &RiseEGraph) -> Option<StopReason> {
         if self.over_nodes(egraph) {
             Some(StopReason::NodeLimit)
         } else if self.out_of_time(egraph) {
@@ -350,18 +424,45 @@ impl Budget<'_> {
         }
     }
 
-    /// Searches every rule of `rules`, applies the matches, and rebuilds, stopping as soon as a
-    /// limit is reached. Rewrites that changed the e-graph are added to `applied`.
-    fn pass(
+    /// The reduction passes that follow a pass of all rules (see the module documentation),
+    /// as long as the previous pass changed something and no limit stopped it; returns the
+    /// last pass's outcome.
+    pub(crate) fn catch_up(
+        &mut self,
+        egraph: &mut RiseEGraph,
+        reductions: &[&Rule],
+        mut outcome: PassOutcome,
+        assumptions: &mut Assumptions,
+        applied: &mut RuleCounts,
+    ) -> PassOutcome {
+        for _ in 0..self.limits.reduction_passes {
+            if outcome.stopped.is_some() || !outcome.changed || reductions.is_empty() {
+                break;
+            }
+            outcome = self.pass(egraph, reductions, None, assumptions, applied);
+        }
+        outcome
+    }
+
+    /// Searches every rule of `rules`, applies the matches (those the scheduler chooses, when
+    /// one is given: rule `i` of `rules` is the scheduler's rule `i`), and rebuilds, stopping as
+    /// soon as a limit is reached. Rewrites that changed the e-graph are added to `applied`.
+    pub(crate) fn pass(
         &mut self,
         egraph: &mut RiseEGraph,
         rules: &[&Rule],
+        mut scheduling: Option<&mut SchedulerState>,
         assumptions: &mut Assumptions,
         applied: &mut RuleCounts,
     ) -> PassOutcome {
         let mut stopped = None;
         let mut all_matches = Vec::with_capacity(rules.len());
-        for rule in rules {
+        for (r, rule) in rules.iter().enumerate() {
+            let scheduled = scheduling.as_deref_mut().filter(|_| !rule.is_reduction());
+            if scheduled.as_ref().is_some_and(|s| s.banned(r)) {
+                all_matches.push(Matches::default());
+                continue;
+            }
             let mut checks = 0usize;
             let mut interrupted = None;
             let found = rule.search_compact(egraph, self.limits.matches_per_rule, &mut || {
@@ -376,7 +477,10 @@ impl Budget<'_> {
                 interrupted.is_some()
             });
             match found {
-                Some(ms) => all_matches.push(ms),
+                Some(ms) => all_matches.push(match scheduled.and_then(|s| s.choose(r, ms.len())) {
+                    Some(chosen) => ms.select(&chosen),
+                    None => ms,
+                }),
                 None => {
                     stopped = interrupted;
                     break;

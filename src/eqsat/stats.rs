@@ -211,6 +211,11 @@ pub struct SearchStats {
         skip_serializing_if = "Option::is_none"
     )]
     pub step_time: Option<Duration>,
+    /// The scheduler (`simple`, `sample(8)`, …; [`crate::eqsat::schedule::Scheduler`]).
+    pub scheduler: String,
+    /// The seed of its random choices, for the schedulers that make some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl SearchStats {
@@ -368,6 +373,8 @@ mod tests {
             iterations,
             cost: None,
             step_time: None,
+            scheduler: "simple".into(),
+            seed: None,
         }
     }
 

@@ -281,6 +281,7 @@ fn run(case: &Case, options: &CaseOptions) -> Result<Outcome, Defect> {
             };
             let search = SearchOptions {
                 budget: Budget::new(options.time, 2 << 30),
+                ..SearchOptions::default()
             };
             let optimized = match crate::optimize(&program, &steps, &search) {
                 Ok(o) => o,

@@ -132,6 +132,8 @@ pub enum Field {
     Cost(Name, Span),
     /// `limits = { name = value, … }`
     Limits(Vec<(Name, LimitValue)>, Span),
+    /// `scheduler = NAME` or `scheduler = NAME(N, …)`
+    Scheduler(Name, Vec<u64>, Span),
 }
 
 /// A top-level item.

@@ -10,7 +10,9 @@ use crate::core::normalize::{program_normal, restore_params};
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::eqsat::egraph::{self, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
-use crate::eqsat::runner::{self, StopReason};
+use crate::eqsat::explain::{self, Rewrite};
+use crate::eqsat::runner::{self, Guide, StopReason};
+use crate::eqsat::schedule::Strategy;
 use crate::eqsat::stats::{IterationStats, SearchStats};
 use crate::ir::nat::{self, Nat};
 use crate::ir::types::{Type, TypeNode};
@@ -28,6 +30,14 @@ pub struct SearchOptions {
     /// so that all steps together (with their sketch checks and extraction) end within it. Its
     /// clock starts when it is made.
     pub budget: Budget,
+    /// The scheduler of the steps that do not name their own (`scheduler = …` in the step),
+    /// and the seed of every step's random choices.
+    pub strategy: Strategy,
+    /// A cap on every step's e-nodes (the main job's `--nodes`), besides the step's own limit.
+    pub nodes: Option<usize>,
+    /// Record each step's rewrites from its start to its result ([`Outcome::explanations`]).
+    /// Costs memory: egg then keeps every e-node as it was added.
+    pub explain: bool,
 }
 
 impl SearchOptions {
@@ -36,6 +46,9 @@ impl SearchOptions {
     pub fn within(time: Duration) -> SearchOptions {
         SearchOptions {
             budget: Budget::new(time, crate::support::memory::default_limit()),
+            strategy: Strategy::default(),
+            nodes: None,
+            explain: false,
         }
     }
 }
@@ -68,6 +81,9 @@ pub struct Outcome {
     pub program: TypedProgram,
     /// The statistics of every step.
     pub steps: Vec<SearchStats>,
+    /// With [`SearchOptions::explain`]: per step, its name and the rewrites from its start
+    /// (in beta-eta normal form) to its result.
+    pub explanations: Vec<(String, Vec<Rewrite>)>,
 }
 
 /// A step whose sketch was not satisfied.
@@ -172,10 +188,15 @@ pub fn run(
     let mut term = program.term.clone();
     let mut stats = Vec::new();
     let mut assumed: Vec<Nat> = Vec::new();
+    let mut explanations = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let began = Instant::now();
         let normal = program_normal(&term).unwrap_or(term.clone());
-        let mut eg = RiseEGraph::default();
+        let mut eg = if options.explain {
+            explain::explaining_egraph()
+        } else {
+            RiseEGraph::default()
+        };
         let root = egraph::add_expr(&mut eg, &normal);
         let mut rules = step.rules.clone();
         for r in normal_form_rules() {
@@ -188,6 +209,7 @@ pub fn run(
         // diagnosis (finding the sketch node with no match reads the whole e-graph).
         limits.time = limits.time.min(options.budget.remaining().mul_f64(0.95));
         limits.memory = limits.memory.min(options.budget.memory());
+        limits.nodes = limits.nodes.min(options.nodes.unwrap_or(usize::MAX));
         let mut assumptions = Assumptions {
             facts: program.facts.iter().chain(&assumed).cloned().collect(),
             allow_new: true,
@@ -213,10 +235,21 @@ pub fn run(
                 elapsed: began.elapsed(),
             })
         };
-        let mut record = runner::run(
+        let strategy = Strategy {
+            scheduler: step.scheduler.unwrap_or(options.strategy.scheduler),
+            seed: options.strategy.seed,
+        };
+        let closeness = |g: &RiseEGraph| sketch_progress(g, &step.sketch, root);
+        let guide = Guide {
+            root,
+            progress: &closeness,
+        };
+        let mut record = runner::run_with(
             &mut eg,
             &rules,
             &limits,
+            &strategy,
+            Some(&guide),
             &mut assumptions,
             &mut satisfied,
             &mut report,
@@ -242,6 +275,10 @@ pub fn run(
         match extracted {
             // The program keeps its parameters, whatever eta did at the root.
             Some(e) => {
+                if options.explain {
+                    let rewrites = explain::explain(&mut eg, &normal, &e).unwrap_or_default();
+                    explanations.push((step.name.clone(), rewrites));
+                }
                 term = restore_params(&e, program.size_params.len(), program.value_params.len())
             }
             None => {
@@ -280,7 +317,18 @@ pub fn run(
             ),
         },
         steps: stats,
+        explanations,
     })
+}
+
+/// How close the root of `egraph` comes to satisfying `sketch`, in `[0, 1]`: the sketch nodes
+/// its closest partial match satisfies, in order and at all, over twice the sketch's size
+/// ([`crate::sketch::closest`]). The progress measure of the Monte Carlo tree search.
+pub fn sketch_progress(egraph: &RiseEGraph, sketch: &Sketch, root: egg::Id) -> f64 {
+    let closest = crate::sketch::closest::Closest::new(egraph, sketch);
+    let (in_order, at_all) = closest.score(root);
+    let (max_in_order, max_at_all) = closest.max_score();
+    f64::from(in_order + at_all) / f64::from((max_in_order + max_at_all).max(1))
 }
 
 /// The divisibility facts a term relies on: the program's own facts, plus every size in the

@@ -47,6 +47,9 @@ pub enum Token {
     /// `limits`
     #[token("limits")]
     Limits,
+    /// `scheduler`
+    #[token("scheduler")]
+    Scheduler,
     /// `contains`
     #[token("contains")]
     Contains,
@@ -157,6 +160,7 @@ impl fmt::Display for Token {
                     Token::Sketch => "sketch",
                     Token::Cost => "cost",
                     Token::Limits => "limits",
+                    Token::Scheduler => "scheduler",
                     Token::Contains => "contains",
                     Token::Or => "or",
                     Token::Fun => "fun",

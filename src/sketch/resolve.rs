@@ -17,6 +17,7 @@ use crate::eqsat::rewrite::Rule;
 use crate::eqsat::runner::Limits;
 use crate::frontend::syntax::ast::Span;
 use std::collections::HashMap;
+use crate::eqsat::schedule::Scheduler;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -34,6 +35,9 @@ pub struct GuideStep {
     pub cost: CostModel,
     /// Per-step limits (defaults where the file sets none).
     pub limits: Limits,
+    /// The step's own scheduler (`scheduler = …`); `None`: the run's
+    /// ([`crate::sketch::guided::SearchOptions::strategy`]).
+    pub scheduler: Option<Scheduler>,
     /// Where the sketch's nodes are written (for the diagnostics of a step that fails).
     pub origins: SketchOrigins,
 }
@@ -456,6 +460,7 @@ impl<'p> Resolver<'p> {
         let mut rules = Vec::new();
         let mut cost = CostModel::default();
         let mut limits = Limits::default();
+        let mut scheduler = None;
         let mut given: HashMap<&'static str, Span> = HashMap::new();
         let mut origins = Vec::new();
         let mut ok = true;
@@ -465,6 +470,7 @@ impl<'p> Resolver<'p> {
                 Field::Rules(_, s) => ("rules", *s),
                 Field::Cost(_, s) => ("cost", *s),
                 Field::Limits(_, s) => ("limits", *s),
+                Field::Scheduler(_, _, s) => ("scheduler", *s),
             };
             if let Some(prev) = given.insert(key, span) {
                 self.error(
@@ -501,6 +507,22 @@ impl<'p> Resolver<'p> {
                     }
                 },
                 Field::Limits(v, _) => ok &= self.limits(v, f, &mut limits),
+                Field::Scheduler(n, args, span) => {
+                    let args: Vec<String> = args.iter().map(u64::to_string).collect();
+                    let text = if args.is_empty() {
+                        n.text.clone()
+                    } else {
+                        format!("{}({})", n.text, args.join(", "))
+                    };
+                    match text.parse::<Scheduler>() {
+                        Ok(s) => scheduler = Some(s),
+                        Err(e) => {
+                            let d = Diagnostic::error(e.to_string(), *span, "not a scheduler");
+                            self.error(f, d);
+                            ok = false;
+                        }
+                    }
+                }
             }
         }
         if !given.contains_key("sketch") {
@@ -534,6 +556,7 @@ impl<'p> Resolver<'p> {
             rules,
             cost,
             limits,
+            scheduler,
             origins,
         })
     }

@@ -75,6 +75,23 @@ impl Matches {
         self.classes.is_empty()
     }
 
+    /// The matches at `chosen` (indices in range), in that order.
+    pub fn select(&self, chosen: &[usize]) -> Matches {
+        let mut out = Matches {
+            expr_vars: self.expr_vars,
+            nat_vars: self.nat_vars,
+            ..Matches::default()
+        };
+        for &i in chosen {
+            out.classes.push(self.classes[i]);
+            out.exprs
+                .extend_from_slice(&self.exprs[i * self.expr_vars..(i + 1) * self.expr_vars]);
+            out.nats
+                .extend_from_slice(&self.nats[i * self.nat_vars..(i + 1) * self.nat_vars]);
+        }
+        out
+    }
+
     /// Match `i`.
     pub fn get(&self, i: usize) -> Match {
         let exprs = &self.exprs[i * self.expr_vars..(i + 1) * self.expr_vars];
@@ -333,7 +350,12 @@ impl Rule {
                 add_nat_beta(egraph, m.bindings.expr(0), &n)
             }
         };
-        let united = egraph.union(m.class, new);
+        // With explanations on (`--explain`), the union records the rule that justifies it.
+        let united = if egraph.are_explanations_enabled() {
+            egraph.union_trusted(m.class, new, self.name.as_str())
+        } else {
+            egraph.union(m.class, new)
+        };
         Ok(united || egraph.total_size() != before)
     }
 }
