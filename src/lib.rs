@@ -50,7 +50,7 @@
 //! | `frontend` | `.rise` text → typed program: `syntax` (lexer, parser, AST), `elab`, `load` |
 //! | `core` | the typed core IR: De Bruijn terms, beta-eta normal form, printer, size assignments (`--size`) |
 //! | `interp` | the reference interpreter and random inputs |
-//! | `eqsat` | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `stats`, `prove` |
+//! | `eqsat` | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `schedule` (and `mcts`), `explain`, `stats`, `prove` |
 //! | `sketch` | `.sk` files: syntax, `resolve` (→ guide steps), satisfaction, `extract`, `guided` search |
 //! | `pipeline` | program + guide steps → low-level program, under one time budget |
 //! | `lowlevel` | high-level Rise → low-level Rise |
@@ -97,7 +97,9 @@ pub mod fuzz;
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;
 pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
+pub use crate::eqsat::explain::{Binder, Rewrite};
 pub use crate::eqsat::runner::{Limits, StopReason};
+pub use crate::eqsat::schedule::{Scheduler, SchedulerError, Strategy};
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};
 pub use crate::pipeline::{Optimized, ResultCheckError};

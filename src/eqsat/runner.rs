@@ -248,7 +248,7 @@ pub fn run_with(
                 (outcome, changed)
             }
         };
-        scheduling.iteration += 1;
+        let may_be_saturated = scheduling.end_iteration(changed);
         let done = IterationStats {
             iteration: iterations.len() + 1,
             nodes: egraph.total_number_of_nodes(),
@@ -267,9 +267,9 @@ pub fn run_with(
                 reason
             };
         }
-        if !changed && scheduling.any_banned() {
-            // Banned rules have not had their turn: the search is not saturated yet.
-            scheduling.lift_bans();
+        if !changed && !may_be_saturated {
+            // Matches were held back (sampled out, or their rule banned): the next iteration
+            // applies every match, and only if that changes nothing either is it saturation.
             continue;
         }
         if !changed {
@@ -458,8 +458,8 @@ impl Budget<'_> {
         let mut stopped = None;
         let mut all_matches = Vec::with_capacity(rules.len());
         for (r, rule) in rules.iter().enumerate() {
-            let scheduled = scheduling.as_deref_mut().filter(|_| !rule.is_reduction());
-            if scheduled.as_ref().is_some_and(|s| s.banned(r)) {
+            let mut scheduled = scheduling.as_deref_mut().filter(|_| !rule.is_reduction());
+            if scheduled.as_mut().is_some_and(|s| s.banned(r)) {
                 all_matches.push(Matches::default());
                 continue;
             }

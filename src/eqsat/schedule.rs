@@ -147,13 +147,20 @@ struct BanRecord {
     banned_until: usize,
 }
 
-/// What the schedulers remember between iterations: the back-off bans and the random numbers.
+/// What the schedulers remember between iterations: the back-off bans, the random numbers, and
+/// whether the current iteration held matches back.
 pub(crate) struct SchedulerState {
     pub(crate) strategy: Strategy,
     pub(crate) rng: XorShiftRng,
     bans: Vec<BanRecord>,
     /// The current iteration (from 0).
     pub(crate) iteration: usize,
+    /// Whether this iteration left matches out (sampled, or a rule banned).
+    held_back: bool,
+    /// Whether this iteration applies every match of every rule: the one after an iteration
+    /// that changed nothing but held matches back. The search is saturated only when such an
+    /// iteration changes nothing either.
+    full: bool,
 }
 
 impl SchedulerState {
@@ -164,31 +171,45 @@ impl SchedulerState {
             rng: strategy.rng(),
             bans: vec![BanRecord::default(); rules],
             iteration: 0,
+            held_back: false,
+            full: false,
         }
+    }
+
+    /// Ends an iteration that changed the e-graph or not. Returns whether the search may be
+    /// saturated: nothing changed, and nothing was held back.
+    pub(crate) fn end_iteration(&mut self, changed: bool) -> bool {
+        let saturated = !changed && !self.held_back;
+        let stalled = !changed && self.held_back;
+        match self.strategy.scheduler {
+            // egg's back-off: when nothing changed, the bans are lifted, and the thresholds
+            // (doubled at each ban) decide again which rules apply.
+            Scheduler::Backoff { .. } if stalled => {
+                for b in &mut self.bans {
+                    b.banned_until = 0;
+                }
+            }
+            _ => self.full = stalled,
+        }
+        self.held_back = false;
+        self.iteration += 1;
+        saturated
     }
 
     /// Whether rule `r` is banned in the current iteration (back-off only).
-    pub(crate) fn banned(&self, r: usize) -> bool {
-        self.bans.get(r).is_some_and(|b| self.iteration < b.banned_until)
-    }
-
-    /// Whether some rule is banned now.
-    pub(crate) fn any_banned(&self) -> bool {
-        (0..self.bans.len()).any(|r| self.banned(r))
-    }
-
-    /// Lifts every ban (an iteration that changed nothing while rules were banned: the
-    /// search is not saturated until they have had their turn).
-    pub(crate) fn lift_bans(&mut self) {
-        for b in &mut self.bans {
-            b.banned_until = 0;
-        }
+    pub(crate) fn banned(&mut self, r: usize) -> bool {
+        let banned = !self.full && self.bans.get(r).is_some_and(|b| self.iteration < b.banned_until);
+        self.held_back |= banned;
+        banned
     }
 
     /// The indices (ascending) of the matches of rule `r` to apply out of `found`, or `None` for
     /// all of them. Under back-off, a rule with too many matches is banned and gets none.
     pub(crate) fn choose(&mut self, r: usize, found: usize) -> Option<Vec<usize>> {
-        match self.strategy.scheduler {
+        if self.full {
+            return None;
+        }
+        let chosen = match self.strategy.scheduler {
             Scheduler::Simple | Scheduler::Mcts { .. } => None,
             Scheduler::Sample(k) => {
                 if found <= k {
@@ -212,7 +233,9 @@ impl SchedulerState {
                 record.banned_until = self.iteration + 1 + ban;
                 Some(Vec::new())
             }
-        }
+        };
+        self.held_back |= chosen.is_some();
+        chosen
     }
 }
 
@@ -277,14 +300,38 @@ mod tests {
         );
         assert_eq!(st.choose(0, 10), None);
         assert_eq!(st.choose(0, 11), Some(Vec::new()));
+        assert!(!st.end_iteration(true));
         assert!(st.banned(0));
-        st.iteration = 3;
+        st.end_iteration(true);
+        st.end_iteration(true);
         assert!(!st.banned(0), "banned for 2 iterations after the one that banned it");
         assert_eq!(st.choose(0, 15), None, "the threshold doubled");
         assert_eq!(st.choose(0, 21), Some(Vec::new()));
-        st.iteration = 7;
+        st.end_iteration(true);
         assert!(st.banned(0), "the second ban lasts 4 iterations");
-        st.lift_bans();
-        assert!(!st.any_banned());
+        // An iteration that changed nothing while a rule was banned is not saturation: the
+        // bans are lifted, and the thresholds decide again.
+        assert!(!st.end_iteration(false));
+        assert!(!st.banned(0));
+        assert_eq!(st.choose(0, 1000), Some(Vec::new()), "over the threshold of 40");
+        assert!(!st.end_iteration(false));
+        assert_eq!(st.choose(0, 30), None);
+        assert!(st.end_iteration(false), "nothing held back, nothing changed");
+    }
+
+    #[test]
+    fn after_a_sampled_iteration_that_changed_nothing_every_match_is_applied() {
+        let mut st = SchedulerState::new(
+            Strategy {
+                scheduler: Scheduler::Sample(2),
+                seed: 0,
+            },
+            1,
+        );
+        assert_eq!(st.choose(0, 5).map(|c| c.len()), Some(2));
+        assert!(!st.end_iteration(false), "matches were held back");
+        assert_eq!(st.choose(0, 5), None, "the check iteration applies all five");
+        assert!(st.end_iteration(false), "saturated");
+        assert_eq!(st.choose(0, 5).map(|c| c.len()), Some(2));
     }
 }
