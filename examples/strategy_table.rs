@@ -14,14 +14,17 @@
 //! wall time (every step with its sketch checks and extraction, as `--stats` reports it), its
 //! e-nodes at the end (of the last step), and the process's peak resident memory.
 
+use risec::bench::harness::TVM_VERSIONS;
 use risec::{Budget, Scheduler, SearchOptions, Strategy};
 use std::process::Command;
 use std::time::Duration;
 
 /// One run's figures, as the child process prints them.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy)]
+#[derive(serde::Serialize, serde::Deserialize, Clone)]
 struct Run {
     found: bool,
+    /// Why the last step stopped (`goal reached`, `time limit`, …).
+    stop: String,
     time_s: f64,
     nodes: usize,
     peak_mib: f64,
@@ -34,31 +37,27 @@ fn cases(table: &str) -> Vec<(String, String, String)> {
     let m = |name: &str, sketch: &str| (name.to_string(), MATMUL.to_string(), sketch.to_string());
     match table {
         "unguided" => vec![m("blocking", "sketches/matmul/blocking-unguided.sk")],
-        "tvm" => [
-            "baseline",
-            "blocking",
-            "vectorization",
-            "loop-perm",
-            "array-packing",
-            "cache-blocks",
-            "parallel",
-        ]
-        .iter()
-        .map(|v| {
-            let sketch = if *v == "blocking" {
-                "sketches/matmul/blocking-unguided.sk".to_string()
-            } else {
-                format!("sketches/matmul/unguided/{v}.sk")
-            };
-            (v.to_string(), MATMUL.to_string(), sketch)
-        })
-        .collect(),
+        "tvm" => TVM_VERSIONS
+            .iter()
+            .map(|v| {
+                let sketch = if *v == "blocking" {
+                    "sketches/matmul/blocking-unguided.sk".to_string()
+                } else {
+                    format!("sketches/matmul/unguided/{v}.sk")
+                };
+                (v.to_string(), MATMUL.to_string(), sketch)
+            })
+            .collect(),
         "tiling" => ["2d", "3d", "4d"]
             .iter()
             .flat_map(|d| {
                 let program = format!("examples/goals/tile-{d}.rise");
                 [
-                    (format!("{d} guided"), program.clone(), format!("examples/goals/tile-{d}.sk")),
+                    (
+                        format!("{d} guided"),
+                        program.clone(),
+                        format!("examples/goals/tile-{d}.sk"),
+                    ),
                     (
                         format!("{d} final sketch only"),
                         program,
@@ -67,20 +66,11 @@ fn cases(table: &str) -> Vec<(String, String, String)> {
                 ]
             })
             .collect(),
-        "guided" => [
-            "baseline",
-            "blocking",
-            "vectorization",
-            "loop-perm",
-            "array-packing",
-            "cache-blocks",
-            "parallel",
-            "register-blocking",
-            "register-blocking-avx512",
-        ]
-        .iter()
-        .map(|v| m(v, &format!("sketches/matmul/{v}.sk")))
-        .collect(),
+        "guided" => TVM_VERSIONS
+            .iter()
+            .chain(&["register-blocking", "register-blocking-avx512"])
+            .map(|v| m(v, &format!("sketches/matmul/{v}.sk")))
+            .collect(),
         other => {
             eprintln!("unknown table `{other}`: unguided, tvm, tiling or guided");
             std::process::exit(1)
@@ -107,6 +97,9 @@ fn one(program: &str, sketch: &str, scheduler: &str, seed: u64, time: Duration) 
     };
     let run = Run {
         found,
+        stop: stats
+            .last()
+            .map_or_else(String::new, |s| s.summary.stop.to_string()),
         time_s: stats
             .iter()
             .map(|s| s.step_time.unwrap_or(s.summary.time).as_secs_f64())
@@ -144,7 +137,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--one") {
         let time = humantime::parse_duration(&args[5]).expect("a duration");
-        one(&args[1], &args[2], &args[3], args[4].parse().expect("a seed"), time);
+        one(
+            &args[1],
+            &args[2],
+            &args[3],
+            args[4].parse().expect("a seed"),
+            time,
+        );
         return;
     }
     let table = args.first().cloned().unwrap_or_else(|| "unguided".into());
@@ -158,7 +157,7 @@ fn main() {
     let schedulers: Vec<String> = flag("--schedulers")
         .unwrap_or_else(|| "simple,backoff,sample(64),mcts(8,3)".into())
         .split(';')
-        .flat_map(|s| split_schedulers(s))
+        .flat_map(split_schedulers)
         .collect();
     if table == "guided" && flag("--schedulers").is_none() {
         return print_table(&table, &["simple".to_string()], 1, &time);
@@ -187,15 +186,24 @@ fn split_schedulers(s: &str) -> Vec<String> {
 
 fn print_table(table: &str, schedulers: &[String], seeds: u64, time: &str) {
     let me = std::env::current_exe().expect("the example's path");
-    println!("| {table} | scheduler | found | time (s) | e-nodes | peak memory (MiB) |");
-    println!("|---|---|---:|---:|---:|---:|");
+    println!(
+        "| {table} | scheduler | found | stopped by | time (s) | e-nodes | peak memory (MiB) |"
+    );
+    println!("|---|---|---:|---|---:|---:|---:|");
     for (name, program, sketch) in cases(table) {
         for scheduler in schedulers {
             let parsed: Scheduler = scheduler.parse().unwrap_or_else(|e| panic!("{e}"));
             let runs: Vec<Run> = (0..if parsed.is_random() { seeds } else { 1 })
                 .filter_map(|seed| {
                     let out = Command::new(&me)
-                        .args(["--one", &program, &sketch, scheduler, &seed.to_string(), time])
+                        .args([
+                            "--one",
+                            &program,
+                            &sketch,
+                            scheduler,
+                            &seed.to_string(),
+                            time,
+                        ])
                         .output()
                         .expect("the child runs");
                     let text = String::from_utf8_lossy(&out.stdout);
@@ -210,10 +218,14 @@ fn print_table(table: &str, schedulers: &[String], seeds: u64, time: &str) {
                 })
                 .collect();
             let col = |f: &dyn Fn(&Run) -> f64| mean_sd(&runs.iter().map(f).collect::<Vec<_>>());
+            let mut stops: Vec<&str> = runs.iter().map(|r| r.stop.as_str()).collect();
+            stops.sort_unstable();
+            stops.dedup();
             println!(
-                "| {name} | `{scheduler}` | {}/{} | {} | {} | {} |",
+                "| {name} | `{scheduler}` | {}/{} | {} | {} | {} | {} |",
                 runs.iter().filter(|r| r.found).count(),
                 runs.len(),
+                stops.join(", "),
                 col(&|r| r.time_s),
                 col(&|r| r.nodes as f64),
                 col(&|r| r.peak_mib),

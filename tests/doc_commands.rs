@@ -1,5 +1,5 @@
 //! Every command the documentation shows works as written, at its default sizes: the `sh` blocks
-//! of README.md, docs/, sketches/ and codegen/ are run in order, each block in one shell that
+//! of README.md, docs/, examples/goals/, sketches/ and codegen/ are run in order, each block in one shell that
 //! stops at the first failing command, in a scratch directory (one per document) that sees the
 //! repository's examples, sketches and docs. Documents run side by side, one per core.
 //!
@@ -25,7 +25,11 @@ fn documents() -> Vec<PathBuf> {
         PathBuf::from(ROOT).join("README.md"),
         PathBuf::from(ROOT).join("codegen/README.md"),
     ];
-    let mut dirs = vec![PathBuf::from("docs"), PathBuf::from("sketches")];
+    let mut dirs = vec![
+        PathBuf::from("docs"),
+        PathBuf::from("examples/goals"),
+        PathBuf::from("sketches"),
+    ];
     // Every kernel's folder of sketches.
     if let Ok(entries) = std::fs::read_dir(Path::new(ROOT).join("sketches")) {
         let mut kernels: Vec<PathBuf> = entries

@@ -4,7 +4,7 @@
 
 mod common;
 use common::{risec, stderr, stdout, temp_file};
-use risec::eqsat::prove::{ProveOptions, Problem};
+use risec::eqsat::prove::{Problem, ProveOptions};
 use risec::{Limits, Scheduler, Strategy};
 use std::time::Instant;
 
@@ -24,6 +24,18 @@ fn fission_fusion(rules: &str) -> Problem {
         ..ProveOptions::default()
     };
     Problem::load(start.to_str().unwrap(), goal.to_str().unwrap(), &options).unwrap()
+}
+
+/// `risec examples/matmul.rise --sketch sketches/matmul/blocking-unguided.sk ARGS…`: blocking
+/// with only its final sketch.
+fn unguided_blocking(args: &[&str]) -> std::process::Output {
+    let mut all = vec![
+        "examples/matmul.rise",
+        "--sketch",
+        "sketches/matmul/blocking-unguided.sk",
+    ];
+    all.extend_from_slice(args);
+    risec(&all)
 }
 
 fn strategy(scheduler: &str, seed: u64) -> Strategy {
@@ -183,13 +195,23 @@ fn a_step_names_its_scheduler_and_a_wrong_one_is_an_error_at_its_place() {
         "sched-bad.sk",
         b"step s {\n  scheduler = greedy(3)\n  sketch = ?\n}\n",
     );
-    let out = risec(&["examples/goals/tile-2d.rise", "--sketch", bad.to_str().unwrap()]);
+    let out = risec(&[
+        "examples/goals/tile-2d.rise",
+        "--sketch",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("unknown scheduler `greedy(3)`"), "{err}");
     assert!(err.contains("sched-bad.sk:2:3"), "{err}");
 
-    let out = risec(&["examples/goals/tile-2d.rise", "--sketch", bad.to_str().unwrap(), "--scheduler", "sample(0)"]);
+    let out = risec(&[
+        "examples/goals/tile-2d.rise",
+        "--sketch",
+        bad.to_str().unwrap(),
+        "--scheduler",
+        "sample(0)",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("unknown scheduler `sample(0)`"));
 }
@@ -199,16 +221,7 @@ fn the_time_limit_holds_under_every_scheduler() {
     // The unguided blocking search cannot finish in 2 s under any scheduler.
     for scheduler in ["backoff", "sample(64)", "mcts(8, 3)"] {
         let began = Instant::now();
-        let out = risec(&[
-            "examples/matmul.rise",
-            "--sketch",
-            "sketches/matmul/blocking-unguided.sk",
-            "--scheduler",
-            scheduler,
-            "--time",
-            "2s",
-            "-q",
-        ]);
+        let out = unguided_blocking(&["--scheduler", scheduler, "--time", "2s", "-q"]);
         let took = began.elapsed().as_secs_f64();
         assert_eq!(out.status.code(), Some(2), "{scheduler}: {}", stderr(&out));
         assert!(took <= 2.2, "{scheduler}: --time 2s took {took:.2} s");
@@ -217,15 +230,13 @@ fn the_time_limit_holds_under_every_scheduler() {
 
 #[test]
 fn the_node_limit_of_the_main_job_caps_every_step() {
-    let out = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/blocking-unguided.sk",
-        "--nodes",
-        "5000",
-    ]);
+    let out = unguided_blocking(&["--nodes", "5000"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("the e-node limit (5000) stopped it"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the e-node limit (5000) stopped it"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -234,10 +245,7 @@ fn backoff_finds_blocking_without_guide_steps() {
     // 60 s limit at 1.5 M e-nodes; the Scala reference: not in 1 h and 60 GB). Back-off finds it
     // in about 22 s here; the test allows for a busy machine.
     let out_file = temp_file("blocking-unguided.rise", b"");
-    let out = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/blocking-unguided.sk",
+    let out = unguided_blocking(&[
         "--scheduler",
         "backoff",
         "--time",
@@ -260,8 +268,19 @@ fn backoff_finds_blocking_without_guide_steps() {
         "--threads",
         "1",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
-    assert_eq!(stdout(&out).matches("unguided  ok").count(), 2, "{}", stdout(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        stdout(&out).matches("unguided  ok").count(),
+        2,
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -282,7 +301,10 @@ fn an_explanation_leads_from_the_start_to_the_goal_one_rule_at_a_time() {
     // The chain ends at the goal, and its first step rewrote a subterm of the start.
     assert_eq!(rewrites.last().unwrap().term, problem.goal_term);
     let text = out.explanation_text().unwrap();
-    assert!(text.starts_with(&format!("explanation: {} rewrites", rewrites.len())), "{text}");
+    assert!(
+        text.starts_with(&format!("explanation: {} rewrite", rewrites.len())),
+        "{text}"
+    );
 
     // The command line prints it after the figures.
     let dir = goals_dir();
@@ -314,10 +336,18 @@ fn the_main_job_writes_each_steps_rewrites() {
     // Three splits, then three loop interchanges, each named with the subterm it rewrote.
     assert!(text.starts_with("step `split`: 3 rewrites"), "{text}");
     assert!(text.contains("step `reorder`: 3 rewrites"), "{text}");
-    for rule in ["split-join(4)", "split-join-1m(4)", "split-join-2m(4)", "transpose-around-map-map-3m"] {
+    for rule in [
+        "split-join(4)",
+        "split-join-1m(4)",
+        "split-join-2m(4)",
+        "transpose-around-map-map-3m",
+    ] {
         assert!(text.contains(&format!(". {rule}\n")), "{rule}: {text}");
     }
-    assert!(text.contains("x |> map (map (map (fun (x0 : f32) => x0 * 2.0)))"), "{text}");
+    assert!(
+        text.contains("x |> map (map (map (fun (x0 : f32) => x0 * 2.0)))"),
+        "{text}"
+    );
     // A scheduler's result is explained as well.
     let out = risec(&[
         TILE3D,
@@ -330,7 +360,9 @@ fn the_main_job_writes_each_steps_rewrites() {
         "-q",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(std::fs::read_to_string(&path).unwrap().starts_with("step `tile`: "));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .starts_with("step `tile`: "));
 }
 
 #[test]

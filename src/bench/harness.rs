@@ -33,6 +33,19 @@ pub fn baselines_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("codegen/baselines")
 }
 
+/// The seven versions of the TVM GEMM schedule, in order: the sketch files
+/// `sketches/matmul/VERSION.sk` (for the crate's tests, benches and examples).
+#[cfg(any(test, feature = "testkit"))]
+pub const TVM_VERSIONS: [&str; 7] = [
+    "baseline",
+    "blocking",
+    "vectorization",
+    "loop-perm",
+    "array-packing",
+    "cache-blocks",
+    "parallel",
+];
+
 /// The hand-written baselines: (display name, C function, source file).
 pub const BASELINES: [(&str, &str, &str); 7] = [
     ("naive", "baseline_naive", "naive.c"),

@@ -207,8 +207,8 @@ fn explanation_text(
     let mut out = String::new();
     for (step, rewrites) in explanations {
         out.push_str(&format!(
-            "step `{step}`: {} rewrites from its start to its result\n",
-            rewrites.len()
+            "step `{step}`: {} from its start to its result\n",
+            crate::eqsat::explain::count(rewrites.len())
         ));
         out.push_str(&crate::eqsat::explain::render(rewrites, &show));
     }

@@ -26,9 +26,11 @@ pub fn prove(
     let outcome = crate::eqsat::prove::prove(start, goal, options).map_err(|e| e.to_string())?;
     let mut text = outcome.summary();
     if options.explain {
-        text.push_str(&outcome.explanation_text().unwrap_or_else(|| {
-            "explanation: none (the goal was not found)\n".to_string()
-        }));
+        text.push_str(
+            &outcome
+                .explanation_text()
+                .unwrap_or_else(|| "explanation: none (the goal was not found)\n".to_string()),
+        );
     }
     if let Some(path) = stats {
         crate::support::output::write_atomically(

@@ -156,3 +156,8 @@ pub fn subterm_text(program: &crate::core::TypedProgram, e: &Expr, binders: &[Bi
         .collect();
     crate::core::print::program_subterm_to_source_under(program, e, names)
 }
+
+/// `1 rewrite`, `3 rewrites`.
+pub fn count(n: usize) -> String {
+    format!("{n} rewrite{}", if n == 1 { "" } else { "s" })
+}

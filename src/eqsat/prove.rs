@@ -311,8 +311,8 @@ impl Outcome {
         let rewrites = self.explanation.as_ref()?;
         let show = |e: &Expr, b: &[explain::Binder]| explain::subterm_text(&self.start, e, b);
         Some(format!(
-            "explanation: {} rewrites from `{}` to `{}`\n{}",
-            rewrites.len(),
+            "explanation: {} from `{}` to `{}`\n{}",
+            explain::count(rewrites.len()),
             self.start_name,
             self.goal_name,
             explain::render(rewrites, &show)
