@@ -371,3 +371,21 @@ fn scheduler_names_round_trip() {
         assert_eq!(s.parse::<Scheduler>().unwrap().to_string(), s);
     }
 }
+
+#[test]
+fn extreme_scheduler_arguments_and_normal_form_rules_alone_do_not_break_the_search() {
+    // Only normal-form rules: MCTS has no rule to choose among, and says the search saturated.
+    let problem = fission_fusion("eta,beta");
+    let out = problem.search_with(&Limits::default(), &strategy("mcts(4, 2)", 0), false);
+    assert_eq!(
+        out.search.summary.stop,
+        risec::StopReason::Saturated,
+        "{}",
+        out.summary()
+    );
+    // Bans that would overflow an iteration count saturate instead.
+    let problem = fission_fusion("map-fusion,map-fission,eta,beta");
+    let huge = format!("backoff(1, {})", usize::MAX);
+    let out = problem.search_with(&Limits::default(), &strategy(&huge, 0), false);
+    assert!(out.search.summary.iterations > 0, "{}", out.summary());
+}

@@ -34,7 +34,7 @@
 
 use crate::eqsat::egraph::RiseEGraph;
 use crate::eqsat::rewrite::{Assumptions, Rule};
-use crate::eqsat::runner::{Budget, Guide, PassOutcome};
+use crate::eqsat::runner::{Budget, Guide, PassOutcome, StopReason};
 use crate::eqsat::stats::RuleCounts;
 use rand::RngExt;
 use rand_xorshift::XorShiftRng;
@@ -47,6 +47,11 @@ const COST_WEIGHT: f64 = 0.1;
 
 /// Weight of the e-graph's growth (log2 of the ratio of e-nodes) in the reward.
 const GROWTH_WEIGHT: f64 = 0.05;
+
+/// Bytes one e-node takes with its share of the classes and hash tables, a little above what
+/// `cargo run --release --example eqsat_table -- memory` measures: what a simulation's copy of
+/// the e-graph is assumed to need.
+const BYTES_PER_ENODE: u64 = 400;
 
 /// One MCTS decision: the rules it chooses among and how much it looks ahead.
 pub(crate) struct Search<'a> {
@@ -111,9 +116,24 @@ impl Search<'_> {
     ) -> PassOutcome {
         let start_nodes = egraph.total_number_of_nodes().max(1);
         let start_size = self.guide.map(|g| egraph[g.root].data.size);
+        if self.rules.is_empty() {
+            return PassOutcome {
+                changed: false,
+                stopped: None,
+            };
+        }
         let mut tree = vec![Node::new(usize::MAX, self.rules.len())];
+        // A limit that cut the simulations short: without a finished decision, the search
+        // stops on it (it must not look saturated).
+        let mut halted = None;
+        // A simulation holds a second e-graph: it must fit beside the real one.
+        let copy_bytes = egraph.total_size() as u64 * BYTES_PER_ENODE;
         for _ in 0..self.simulations {
-            if budget.exceeded(egraph).is_some() {
+            halted = budget.exceeded(egraph).or_else(|| {
+                crate::support::memory::would_exceed(budget.limits.memory, copy_bytes)
+                    .map(|_| StopReason::MemoryLimit)
+            });
+            if halted.is_some() {
                 break;
             }
             let mut sim = Simulation {
@@ -123,7 +143,8 @@ impl Search<'_> {
                 budget: budget.clone(),
             };
             let (path, stopped) = self.descend(&mut tree, &mut sim, rng);
-            if stopped {
+            if stopped.is_some() {
+                halted = stopped;
                 break;
             }
             let progress = self.guide.map_or(0.0, |g| (g.progress)(&sim.egraph));
@@ -163,19 +184,14 @@ impl Search<'_> {
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
             .map(|c| tree[c].rule);
-        let Some(rule) = best.or_else(|| self.first_that_changes(&tree[0])) else {
+        // No first move changed anything: saturated, unless a limit stopped the simulations.
+        let Some(rule) = best else {
             return PassOutcome {
                 changed: false,
-                stopped: None,
+                stopped: halted,
             };
         };
         self.apply(rule, egraph, budget, assumptions, applied)
-    }
-
-    /// When no simulation finished (the time ran out), the first rule not yet known to change
-    /// nothing.
-    fn first_that_changes(&self, root: &Node) -> Option<usize> {
-        root.untried.iter().copied().min()
     }
 
     /// Selection, expansion and rollout of one simulation; returns the tree path it took and
@@ -185,7 +201,7 @@ impl Search<'_> {
         tree: &mut Vec<Node>,
         sim: &mut Simulation,
         rng: &mut XorShiftRng,
-    ) -> (Vec<usize>, bool) {
+    ) -> (Vec<usize>, Option<StopReason>) {
         let mut path = vec![0];
         let mut node = 0;
         let mut depth = 0;
@@ -197,7 +213,9 @@ impl Search<'_> {
                 let rule = tree[node].untried.swap_remove(i);
                 let out = self.simulate(rule, sim);
                 if out.stopped.is_some() {
-                    return (path, true);
+                    // Not known to change nothing: it stays to be tried.
+                    tree[node].untried.push(rule);
+                    return (path, out.stopped);
                 }
                 if out.changed {
                     let child = tree.len();
@@ -216,8 +234,9 @@ impl Search<'_> {
             let Some(child) = self.select(tree, node) else {
                 break;
             };
-            if self.simulate(tree[child].rule, sim).stopped.is_some() {
-                return (path, true);
+            let out = self.simulate(tree[child].rule, sim);
+            if out.stopped.is_some() {
+                return (path, out.stopped);
             }
             path.push(child);
             node = child;
@@ -226,12 +245,13 @@ impl Search<'_> {
         // Rollout.
         while depth < self.depth {
             let rule = rng.random_range(0..self.rules.len());
-            if self.simulate(rule, sim).stopped.is_some() {
-                return (path, true);
+            let out = self.simulate(rule, sim);
+            if out.stopped.is_some() {
+                return (path, out.stopped);
             }
             depth += 1;
         }
-        (path, false)
+        (path, None)
     }
 
     /// The child of `node` with the best UCT value.

@@ -321,7 +321,7 @@ pub(crate) struct PassOutcome {
 #[derive(Clone)]
 pub(crate) struct Budget<'a> {
     start: Instant,
-    limits: &'a Limits,
+    pub(crate) limits: &'a Limits,
     /// How long the last rebuild took: a stopped pass must leave time for its own.
     last_rebuild: Duration,
     /// Rebuild time per added e-node, measured on the rebuild with the most added e-nodes so

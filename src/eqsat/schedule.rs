@@ -224,13 +224,17 @@ impl SchedulerState {
                 ban_length,
             } => {
                 let record = &mut self.bans[r];
-                let threshold = match_limit.saturating_mul(1 << record.times_banned.min(20));
-                if found <= threshold {
+                let doubled = |n: usize| {
+                    1usize
+                        .checked_shl(record.times_banned)
+                        .map_or(usize::MAX, |f| n.saturating_mul(f))
+                };
+                if found <= doubled(match_limit) {
                     return None;
                 }
-                let ban = ban_length.saturating_mul(1 << record.times_banned.min(20));
+                let ban = doubled(ban_length);
                 record.times_banned += 1;
-                record.banned_until = self.iteration + 1 + ban;
+                record.banned_until = self.iteration.saturating_add(1).saturating_add(ban);
                 Some(Vec::new())
             }
         };

@@ -35,7 +35,7 @@ pub struct SearchOptions {
     pub strategy: Strategy,
     /// A cap on every step's e-nodes (the main job's `--nodes`), besides the step's own limit.
     pub nodes: Option<usize>,
-    /// Record each step's rewrites from its start to its result ([`Outcome::explanations`]).
+    /// Record each step's rewrites from its start to its result (`Optimized::explanations`).
     /// Costs memory: egg then keeps every e-node as it was added.
     pub explain: bool,
 }

@@ -504,5 +504,11 @@ fn add_typed<'a>(
         Tpl::Prim(p) => RiseNode::leaf(RiseOp::Prim(*p), ty),
         Tpl::Literal(l) => RiseNode::leaf(RiseOp::Literal(*l), ty),
     };
-    Ok(egraph.add(node))
+    // With explanations on, the id of this very e-node (not its class's representative), so
+    // that the union the rule makes is recorded against the right-hand side it built.
+    Ok(if egraph.are_explanations_enabled() {
+        egraph.add_uncanonical(node)
+    } else {
+        egraph.add(node)
+    })
 }
