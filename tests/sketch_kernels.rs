@@ -10,15 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-const VERSIONS: [&str; 7] = [
-    "baseline",
-    "blocking",
-    "vectorization",
-    "loop-perm",
-    "array-packing",
-    "cache-blocks",
-    "parallel",
-];
+const VERSIONS: [&str; 7] = risec::bench::harness::TVM_VERSIONS;
 
 fn kernels() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
