@@ -88,6 +88,7 @@ stages!(
 );
 
 pub mod cli;
+pub mod la;
 
 mod error;
 // Mutation fuzzing of the whole pipeline, for the crate's tests and the fuzzing campaign.

@@ -191,6 +191,13 @@ pub(super) enum Command {
     /// the interpreter's; with `--size`, also with the naive lowering's C at that size. Exits
     /// with 1 when a result differs.
     Verify(super::verify::VerifyArgs),
+    /// Optimise linear-algebra expressions (`.la`, R/DML style) by relational equality
+    /// saturation (SPORES) and prove `assert A == B` lines.
+    ///
+    /// Prints the optimised plan as `.la` text and `estimated cost: ORIGINAL -> PLAN` (the cost
+    /// model's figures), then one line per assertion. Exits with 0 when every assertion is
+    /// proven, 2 when one is not, 1 on errors. See docs/la.md.
+    La(super::la::LaArgs),
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
     /// List the cost models a sketch step may name (`cost = …`).

@@ -16,6 +16,10 @@ mod check;
 mod compile;
 mod emit_c;
 mod eval;
+#[cfg(feature = "testkit")]
+pub mod la;
+#[cfg(not(feature = "testkit"))]
+mod la;
 mod print;
 mod prove;
 mod rules;
@@ -112,6 +116,10 @@ fn run(command: Command) -> ExitCode {
         Command::Costs => Ok(ok(costs())),
         Command::Bench(args) => bench(&args).map(ok),
         Command::Verify(args) => verify(&args).map(ok),
+        Command::La(args) => la::la(&args).map(|out| {
+            eprint!("{}", out.stderr);
+            (out.stdout, ExitCode::from(out.code))
+        }),
         Command::EmitC {
             file,
             output,

@@ -1,0 +1,154 @@
+//! `risec la FILE.la`: optimise linear-algebra outputs and prove assertions (see docs/la.md).
+
+use crate::eqsat::schedule::Scheduler;
+use crate::la::{self, Check, LaOptions};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// The options of `risec la`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LaArgs {
+    /// The `.la` file.
+    pub file: String,
+    /// What to print for the outputs: `la`, the optimised plan as `.la` text.
+    #[arg(long, value_name = "WHAT", default_value = "la", value_parser = ["la"])]
+    pub emit: String,
+    /// Time limit of each saturation (the outputs together, each assertion alone), e.g.
+    /// `800ms`, `2s`.
+    #[arg(long, value_name = "DURATION", default_value = "800ms", value_parser = crate::support::units::parse_duration)]
+    pub time: Duration,
+    /// Limit on e-nodes of each saturation.
+    #[arg(long, value_name = "N", default_value_t = LaOptions::default().nodes)]
+    pub nodes: usize,
+    /// Limit on iterations of each saturation.
+    #[arg(long, value_name = "N", default_value_t = LaOptions::default().iterations)]
+    pub iterations: usize,
+    /// The rule scheduler: `sample(K)` (SPORES' sampling: at most K matches per rule and
+    /// iteration), `simple` or `backoff`.
+    #[arg(long, value_name = "SCHEDULER", default_value = "sample(64)")]
+    pub scheduler: Scheduler,
+    /// Seed of `sample` and of the random inputs of the numerical check.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Print what each saturation did (iterations, e-nodes, why it stopped, time) on standard
+    /// error.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+/// What `risec la` prints on standard output and standard error, and its exit status.
+#[derive(Clone, Debug)]
+pub struct LaOutput {
+    /// Standard output: the plan and its cost line, then one line per assertion.
+    pub stdout: String,
+    /// Standard error: the numerical check and, with `--stats`, the saturations.
+    pub stderr: String,
+    /// 0, or 2 when an assertion was not proven.
+    pub code: u8,
+}
+
+/// A cost as a short number (`1.2e9`, `350`).
+fn cost(c: f64) -> String {
+    if c < 1e4 {
+        la::number(c.round())
+    } else {
+        format!("{c:.2e}")
+    }
+}
+
+/// Runs `risec la`; errors (unreadable or invalid files, an unavailable scheduler, a plan that
+/// fails its check) are rendered messages.
+pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
+    let program = la::load(std::path::Path::new(&args.file)).map_err(|e| e.to_string())?;
+    let options = LaOptions {
+        time: args.time,
+        nodes: args.nodes,
+        iterations: args.iterations,
+        scheduler: args.scheduler.clone(),
+        seed: args.seed,
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if !program.outputs.is_empty() {
+        let plan = la::optimize(&program, &options).map_err(|e| e.to_string())?;
+        if args.stats {
+            let s = &plan.stats;
+            let _ = writeln!(
+                stderr,
+                "outputs: {} iterations, {} e-nodes, {} e-classes, stopped: {}, saturation {}, extraction {}",
+                s.iterations,
+                s.enodes,
+                s.eclasses,
+                s.stop,
+                humantime::format_duration(round_ms(s.time)),
+                humantime::format_duration(round_ms(plan.extraction)),
+            );
+        }
+        match la::check_plan(&program, &plan, args.seed) {
+            Check::Agrees(e) => {
+                let _ = writeln!(
+                    stderr,
+                    "checked: the plan agrees with the outputs as written on random inputs (largest relative difference {e:.1e})"
+                );
+            }
+            Check::TooLarge(work) => {
+                let _ = writeln!(
+                    stderr,
+                    "not checked: evaluating the outputs as written would take about {} operations",
+                    cost(work)
+                );
+            }
+            Check::Differs(name, e) => {
+                return Err(format!(
+                    "error: internal compiler error: the plan of output `{name}` differs from the output as written (relative difference {e:.1e}); nothing was printed"
+                ));
+            }
+        }
+        stdout.push_str(&plan.text);
+        let _ = writeln!(
+            stdout,
+            "estimated cost: {} -> {}",
+            cost(plan.original_cost),
+            cost(plan.plan_cost)
+        );
+    }
+    let mut code = 0;
+    for assertion in &program.assertions {
+        let proof = la::prove(&program, assertion, &options).map_err(|e| e.to_string())?;
+        let s = &proof.stats;
+        let verdict = if proof.proven { "proven" } else { "not proven" };
+        let _ = writeln!(
+            stdout,
+            "{verdict}: {}:{}: {}",
+            program.file.name, assertion.line, assertion.text
+        );
+        if !proof.proven {
+            code = 2;
+            let _ = writeln!(
+                stdout,
+                "  (saturation stopped: {}, after {} iterations and {} e-nodes)",
+                s.stop, s.iterations, s.enodes
+            );
+        }
+        if args.stats {
+            let _ = writeln!(
+                stderr,
+                "line {}: {} iterations, {} e-nodes, stopped: {}, {}",
+                assertion.line,
+                s.iterations,
+                s.enodes,
+                s.stop,
+                humantime::format_duration(round_ms(s.time))
+            );
+        }
+    }
+    Ok(LaOutput {
+        stdout,
+        stderr,
+        code,
+    })
+}
+
+fn round_ms(d: Duration) -> Duration {
+    Duration::from_millis(d.as_millis() as u64)
+}

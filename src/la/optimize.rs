@@ -1,0 +1,360 @@
+//! The optimiser's driver: build the e-graph, saturate it within limits, extract the plan, and
+//! check it numerically; and proving assertions.
+
+use super::check::{Assertion, Input, LaProgram, Op, Term};
+use super::eval;
+use super::extract::{dag_cost, greedy_dag, Extracted};
+use super::lang::{LaAnalysis, LaEGraph, Math};
+use super::lower::Lowering;
+use super::print;
+use super::rules;
+use crate::eqsat::schedule::Scheduler;
+use egg::{Id, RecExpr, Rewrite, RewriteScheduler, Runner, SearchMatches, StopReason};
+use rand::{RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
+use rustc_hash::FxHashMap;
+use std::time::{Duration, Instant};
+
+/// Limits and strategy of one saturation.
+#[derive(Clone, Debug)]
+pub struct LaOptions {
+    /// Wall-clock limit of the saturation.
+    pub time: Duration,
+    /// E-node limit.
+    pub nodes: usize,
+    /// Iteration limit.
+    pub iterations: usize,
+    /// How rule matches are applied: `simple` (all), `backoff`, or `sample(K)` (at most K per
+    /// rule and iteration, SPORES' sampling).
+    pub scheduler: Scheduler,
+    /// Seed of `sample`.
+    pub seed: u64,
+}
+
+impl Default for LaOptions {
+    fn default() -> LaOptions {
+        LaOptions {
+            time: Duration::from_millis(800),
+            nodes: 40_000,
+            iterations: 30,
+            scheduler: Scheduler::Sample(64),
+            seed: 0,
+        }
+    }
+}
+
+/// What a saturation did.
+#[derive(Clone, Debug)]
+pub struct SaturationStats {
+    /// Iterations run.
+    pub iterations: usize,
+    /// E-nodes at the end.
+    pub enodes: usize,
+    /// E-classes at the end.
+    pub eclasses: usize,
+    /// Why it stopped, in words (`saturated`, `node limit`, …).
+    pub stop: String,
+    /// Time spent saturating.
+    pub time: Duration,
+}
+
+/// An optimised `.la` file.
+#[derive(Clone, Debug)]
+pub struct LaPlan {
+    /// The plan as `.la` text (`let`s and `output`s).
+    pub text: String,
+    /// The plan's nodes and, for each output, its name and root.
+    pub expr: RecExpr<Math>,
+    /// Output names and their roots in `expr`.
+    pub roots: Vec<(String, Id)>,
+    /// The cost model's figure for the input as written.
+    pub original_cost: f64,
+    /// The cost model's figure for the plan.
+    pub plan_cost: f64,
+    /// The saturation.
+    pub stats: SaturationStats,
+    /// Time spent extracting.
+    pub extraction: Duration,
+}
+
+/// Why no plan came out.
+#[derive(Debug, thiserror::Error)]
+pub enum OptimizeError {
+    /// The extractor found no plan made of matrix operations (a bug: the input itself is one).
+    #[error("error: internal compiler error: no linear-algebra plan was extracted")]
+    NoPlan,
+    /// `--scheduler mcts` is for Rise searches only.
+    #[error("error: the scheduler `{0}` is not available for linear algebra (use simple, backoff or sample(K))")]
+    Scheduler(String),
+}
+
+/// SPORES' sampling: at most `k` matches per rule and iteration, drawn at random.
+struct Sampling {
+    k: usize,
+    rng: XorShiftRng,
+}
+
+impl RewriteScheduler<Math, LaAnalysis> for Sampling {
+    fn search_rewrite<'a>(
+        &mut self,
+        _iteration: usize,
+        egraph: &LaEGraph,
+        rewrite: &'a Rewrite<Math, LaAnalysis>,
+    ) -> Vec<SearchMatches<'a, Math>> {
+        let mut matches = rewrite.search(egraph);
+        let total: usize = matches.iter().map(|m| m.substs.len()).sum();
+        if total <= self.k {
+            return matches;
+        }
+        // Keep each match with probability k / total.
+        let p = self.k as f64 / total as f64;
+        for m in &mut matches {
+            m.substs.retain(|_| self.rng.random::<f64>() < p);
+        }
+        matches.retain(|m| !m.substs.is_empty());
+        matches
+    }
+}
+
+fn all_rules() -> Vec<Rewrite<Math, LaAnalysis>> {
+    let mut r = rules::relational();
+    r.extend(rules::lifting());
+    r
+}
+
+fn stop_text(reason: &Option<StopReason>) -> String {
+    match reason {
+        Some(StopReason::Saturated) => "saturated".into(),
+        Some(StopReason::IterationLimit(n)) => format!("iteration limit ({n})"),
+        Some(StopReason::NodeLimit(n)) => format!("e-node limit ({n})"),
+        Some(StopReason::TimeLimit(_)) => "time limit".into(),
+        Some(StopReason::Other(s)) => s.clone(),
+        None => "not run".into(),
+    }
+}
+
+/// Runs the rules on `egraph` within `options`; `stop` may end the run early (it returns true
+/// when the goal is reached).
+fn saturate(
+    egraph: LaEGraph,
+    options: &LaOptions,
+    stop: Option<Box<dyn Fn(&LaEGraph) -> bool>>,
+) -> Result<(LaEGraph, SaturationStats), OptimizeError> {
+    let start = Instant::now();
+    let mut runner = Runner::<Math, LaAnalysis, ()>::new(LaAnalysis::default())
+        .with_egraph(egraph)
+        .with_time_limit(options.time)
+        .with_node_limit(options.nodes)
+        .with_iter_limit(options.iterations);
+    if let Some(stop) = stop {
+        runner = runner.with_hook(move |r| {
+            if stop(&r.egraph) {
+                Err("proven".to_string())
+            } else {
+                Ok(())
+            }
+        });
+    }
+    runner = match &options.scheduler {
+        Scheduler::Simple => runner.with_scheduler(egg::SimpleScheduler),
+        Scheduler::Backoff {
+            match_limit,
+            ban_length,
+        } => runner.with_scheduler(
+            egg::BackoffScheduler::default()
+                .with_initial_match_limit(*match_limit)
+                .with_ban_length(*ban_length),
+        ),
+        Scheduler::Sample(k) => runner.with_scheduler(Sampling {
+            k: *k,
+            rng: XorShiftRng::seed_from_u64(options.seed),
+        }),
+        other => return Err(OptimizeError::Scheduler(other.to_string())),
+    };
+    let runner = runner.run(&all_rules());
+    let stats = SaturationStats {
+        iterations: runner.iterations.len(),
+        enodes: runner.egraph.total_number_of_nodes(),
+        eclasses: runner.egraph.number_of_classes(),
+        stop: stop_text(&runner.stop_reason),
+        time: start.elapsed(),
+    };
+    Ok((runner.egraph, stats))
+}
+
+/// The matrix nodes of terms as written, with their classes (for the original's cost).
+fn written_nodes(egraph: &LaEGraph, names: &[Input], terms: &[&Term]) -> Vec<(Id, Math)> {
+    let mut out = Vec::new();
+    let mut seen: FxHashMap<*const super::check::Node, ()> = FxHashMap::default();
+    fn go(
+        egraph: &LaEGraph,
+        t: &Term,
+        names: &[Input],
+        seen: &mut FxHashMap<*const super::check::Node, ()>,
+        out: &mut Vec<(Id, Math)>,
+    ) -> Option<Id> {
+        let args: Vec<Id> = t
+            .args
+            .iter()
+            .map(|a| go(egraph, a, names, seen, out))
+            .collect::<Option<_>>()?;
+        let node = match t.op {
+            Op::Input(_) | Op::Const(_) => return lookup_leaf(egraph, t, names),
+            Op::MatMul => Math::MMul([args[0], args[1]]),
+            Op::Mul => Math::Mul([args[0], args[1]]),
+            Op::Add => Math::Add([args[0], args[1]]),
+            Op::T => Math::T(args[0]),
+            Op::Sum => Math::Sum(args[0]),
+            Op::RowSums => Math::RowSums(args[0]),
+            Op::ColSums => Math::ColSums(args[0]),
+            Op::Map(f) => Math::Map([egraph.lookup(Math::Func(f))?, args[0]]),
+        };
+        let class = egraph.lookup(node.clone())?;
+        if seen.insert(std::rc::Rc::as_ptr(t), ()).is_none() {
+            out.push((class, node));
+        }
+        Some(class)
+    }
+    fn lookup_leaf(egraph: &LaEGraph, t: &Term, names: &[Input]) -> Option<Id> {
+        match t.op {
+            Op::Const(c) => egraph.lookup(Math::Lit(super::lang::Literal(super::lang::Constant::new(c)))),
+            Op::Input(k) => egraph.lookup(Math::Var(egg::Symbol::from(&names[k].name))),
+            _ => None,
+        }
+    }
+    for t in terms {
+        go(egraph, t, names, &mut seen, &mut out);
+    }
+    out
+}
+
+/// Optimises every output of `program` together (shared subexpressions are shared).
+pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, OptimizeError> {
+    let mut egraph = LaEGraph::new(LaAnalysis::default());
+    let mut roots = Vec::new();
+    {
+        let mut lowering = Lowering::new(&mut egraph, &program.inputs);
+        for (name, term) in &program.outputs {
+            roots.push((name.clone(), lowering.add(term)));
+        }
+    }
+    let (egraph, stats) = saturate(egraph, options, None)?;
+    let start = Instant::now();
+    let root_ids: Vec<Id> = roots.iter().map(|(_, r)| egraph.find(*r)).collect();
+    let Extracted { expr, roots: placed, cost } =
+        greedy_dag(&egraph, &root_ids).ok_or(OptimizeError::NoPlan)?;
+    let extraction = start.elapsed();
+    let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
+    let original_cost = original_cost(&egraph, program, &terms);
+    let named: Vec<(String, Id)> = roots
+        .iter()
+        .zip(placed)
+        .map(|((n, _), r)| (n.clone(), r))
+        .collect();
+    Ok(LaPlan {
+        text: print::plan(&expr, &named),
+        expr,
+        roots: named,
+        original_cost,
+        plan_cost: cost,
+        stats,
+        extraction,
+    })
+}
+
+fn original_cost(egraph: &LaEGraph, program: &LaProgram, terms: &[&Term]) -> f64 {
+    let nodes = written_nodes(egraph, &program.inputs, terms);
+    dag_cost(egraph, &nodes)
+}
+
+/// The result of trying to prove one assertion.
+#[derive(Clone, Debug)]
+pub struct Proof {
+    /// Whether both sides ended in one e-class.
+    pub proven: bool,
+    /// The saturation.
+    pub stats: SaturationStats,
+}
+
+/// Tries to prove `assertion` by saturation: both sides are added to one e-graph, which grows
+/// until they are in one e-class or a limit is reached.
+pub fn prove(program: &LaProgram, assertion: &Assertion, options: &LaOptions) -> Result<Proof, OptimizeError> {
+    let mut egraph = LaEGraph::new(LaAnalysis::default());
+    let (a, b) = {
+        let mut lowering = Lowering::new(&mut egraph, &program.inputs);
+        (lowering.add(&assertion.lhs), lowering.add(&assertion.rhs))
+    };
+    if egraph.find(a) == egraph.find(b) {
+        return Ok(Proof {
+            proven: true,
+            stats: SaturationStats {
+                iterations: 0,
+                enodes: egraph.total_number_of_nodes(),
+                eclasses: egraph.number_of_classes(),
+                stop: "proven".into(),
+                time: Duration::ZERO,
+            },
+        });
+    }
+    let stop = Box::new(move |eg: &LaEGraph| eg.find(a) == eg.find(b));
+    let (egraph, stats) = saturate(egraph, options, Some(stop))?;
+    Ok(Proof {
+        proven: egraph.find(a) == egraph.find(b),
+        stats,
+    })
+}
+
+/// The outcome of checking a plan against the input as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    /// Every output agrees within this relative error, on random inputs.
+    Agrees(f64),
+    /// An output differs: its name and the relative error.
+    Differs(String, f64),
+    /// Not evaluated: the sizes are too large for the dense evaluator.
+    TooLarge(f64),
+}
+
+/// The most entries (inputs, intermediates and work) the dense check takes on.
+const CHECK_BUDGET: f64 = 2.0e8;
+
+/// Evaluates the outputs as written and the plan on the same random inputs (dense and sparse).
+pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
+    let work = program
+        .outputs
+        .iter()
+        .map(|(_, t)| dense_work(t))
+        .sum::<f64>()
+        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
+    if work > CHECK_BUDGET {
+        return Check::TooLarge(work);
+    }
+    let inputs = eval::random_inputs(&program.inputs, seed);
+    let names: FxHashMap<String, usize> = program
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (i.name.clone(), k))
+        .collect();
+    let mut worst = 0.0f64;
+    for ((name, term), (_, root)) in program.outputs.iter().zip(&plan.roots) {
+        let expected = eval::term(term, &inputs);
+        let error = eval::plan(&plan.expr, *root, &names, &inputs)
+            .and_then(|got| eval::relative_error(&expected, &got))
+            .unwrap_or(f64::INFINITY);
+        if error > 1e-9 {
+            return Check::Differs(name.clone(), error);
+        }
+        worst = worst.max(error);
+    }
+    Check::Agrees(worst)
+}
+
+/// A bound on the dense evaluator's work for a term (as written).
+fn dense_work(t: &Term) -> f64 {
+    let own = match t.op {
+        Op::MatMul => t.args[0].shape.size() * t.args[1].shape.cols as f64,
+        _ => t.shape.size() + t.args.iter().map(|a| a.shape.size()).sum::<f64>(),
+    };
+    own + t.args.iter().map(dense_work).sum::<f64>()
+}

@@ -1,0 +1,305 @@
+//! The rewrite rules of the linear-algebra optimiser.
+//!
+//! * [`relational`]: SPORES' R_EQ — distributivity of join over union, aggregates over unions,
+//!   pushing and pulling aggregates through joins when the index is not free on the other side,
+//!   `Σ_i A = A * dim(i)` when `i` is not in `A`, aggregates commute, joins and unions are
+//!   associative and commutative — plus the unit and factoring laws of numbers.
+//! * [`lifting`]: relational terms back to matrices (R_LR read backwards): a join or union of
+//!   two bound matrices, an aggregate of one, an aggregate of a join (a matrix product), an
+//!   elementwise function; transposition; and the few linear-algebra identities that make
+//!   equal matrices meet (`t(t(A)) = A`, `colSums(rowSums(A)) = sum(A)`, …).
+//!
+//! No rule makes a new index, so saturation never grows the set of index names. Every rule's
+//! side condition reads the e-class facts of [`super::lang`] (schemas, shapes).
+
+use super::lang::{Constant, Data, IndexName, Kind, LaAnalysis, LaEGraph, Math};
+use egg::{rewrite, Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+
+/// A rule of the optimiser.
+pub type LaRewrite = Rewrite<Math, LaAnalysis>;
+
+fn var(name: &str) -> Var {
+    name.parse().expect("a pattern variable")
+}
+
+fn data<'a>(egraph: &'a LaEGraph, subst: &Subst, v: &str) -> &'a Data {
+    &egraph[subst[var(v)]].data
+}
+
+fn index(egraph: &LaEGraph, subst: &Subst, v: &str) -> IndexName {
+    data(egraph, subst, v).index().unwrap_or(IndexName::UNIT)
+}
+
+/// `?i` is not a free index of `?a`.
+fn not_free(i: &'static str, a: &'static str) -> impl Fn(&mut LaEGraph, Id, &Subst) -> bool {
+    move |egraph, _, subst| {
+        let i = index(egraph, subst, i);
+        !data(egraph, subst, a).schema().contains(&i)
+    }
+}
+
+/// The schema of `?a` is within that of `?x`.
+fn schema_within(a: &'static str, x: &'static str) -> impl Fn(&mut LaEGraph, Id, &Subst) -> bool {
+    move |egraph, _, subst| {
+        let outer = data(egraph, subst, x).schema().to_vec();
+        data(egraph, subst, a).schema().iter().all(|i| outer.contains(i))
+    }
+}
+
+/// SPORES' relational equality rules R_EQ (both directions where they are equalities).
+pub fn relational() -> Vec<LaRewrite> {
+    let mut rules: Vec<LaRewrite> = vec![
+        rewrite!("join-comm"; "(* ?a ?b)" => "(* ?b ?a)"),
+        rewrite!("join-assoc"; "(* ?a (* ?b ?c))" => "(* (* ?a ?b) ?c)"),
+        rewrite!("join-assoc-rev"; "(* (* ?a ?b) ?c)" => "(* ?a (* ?b ?c))"),
+        rewrite!("union-comm"; "(+ ?a ?b)" => "(+ ?b ?a)"),
+        rewrite!("union-assoc"; "(+ ?a (+ ?b ?c))" => "(+ (+ ?a ?b) ?c)"),
+        rewrite!("union-assoc-rev"; "(+ (+ ?a ?b) ?c)" => "(+ ?a (+ ?b ?c))"),
+        rewrite!("distribute"; "(* ?a (+ ?b ?c))" => "(+ (* ?a ?b) (* ?a ?c))"),
+        rewrite!("factor"; "(+ (* ?a ?b) (* ?a ?c))" => "(* ?a (+ ?b ?c))"),
+        rewrite!("factor-one"; "(+ ?a (* ?a ?b))" => "(* ?a (+ 1 ?b))"),
+        rewrite!("twice"; "(+ ?a ?a)" => "(* 2 ?a)"),
+        rewrite!("join-one"; "(* 1 ?a)" => "?a"),
+        rewrite!("agg-union"; "(agg ?i (+ ?a ?b))" => "(+ (agg ?i ?a) (agg ?i ?b))"),
+        rewrite!("agg-union-rev"; "(+ (agg ?i ?a) (agg ?i ?b))" => "(agg ?i (+ ?a ?b))"),
+        rewrite!("agg-pull"; "(* ?a (agg ?i ?b))" => "(agg ?i (* ?a ?b))" if not_free("?i", "?a")),
+        rewrite!("agg-push"; "(agg ?i (* ?a ?b))" => "(* ?a (agg ?i ?b))" if not_free("?i", "?a")),
+        rewrite!("agg-comm"; "(agg ?i (agg ?j ?a))" => "(agg ?j (agg ?i ?a))"),
+        rewrite!("union-zero"; "(+ ?x (* 0 ?a))" => "?x" if schema_within("?a", "?x")),
+    ];
+    rules.push(Rewrite::new("agg-dim", pattern("(agg ?i ?a)"), DimFactor).expect("a valid rule"));
+    rules
+}
+
+/// The rules that translate relational terms back to matrices, and the linear-algebra
+/// identities that let equal matrices meet.
+pub fn lifting() -> Vec<LaRewrite> {
+    let bound2 = |op: &str| format!("({op} (bind ?a ?b ?A) (bind ?c ?d ?B))");
+    vec![
+        Rewrite::new("lift-join", pattern(&bound2("*")), LiftPair { union: false })
+            .expect("a valid rule"),
+        Rewrite::new("lift-union", pattern(&bound2("+")), LiftPair { union: true })
+            .expect("a valid rule"),
+        Rewrite::new("lift-agg", pattern("(agg ?j (bind ?a ?b ?A))"), LiftAgg).expect("a valid rule"),
+        Rewrite::new(
+            "lift-mmul",
+            pattern("(agg ?j (* (bind ?a ?b ?A) (bind ?c ?d ?B)))"),
+            LiftMatMul,
+        )
+        .expect("a valid rule"),
+        Rewrite::new("lift-map", pattern("(map ?f (bind ?a ?b ?A))"), LiftMap).expect("a valid rule"),
+        Rewrite::new("transpose", pattern("(bind ?a ?b ?A)"), Transpose).expect("a valid rule"),
+        Rewrite::new("unbind", pattern("(bind ?a ?b ?A)"), Unbind).expect("a valid rule"),
+        rewrite!("t-t"; "(t (t ?A))" => "?A"),
+        rewrite!("sum-rows-cols"; "(colsums (rowsums ?A))" => "(sum ?A)"),
+        rewrite!("sum-cols-rows"; "(rowsums (colsums ?A))" => "(sum ?A)"),
+    ]
+}
+
+fn pattern(text: &str) -> Pattern<Math> {
+    text.parse().expect("a valid pattern")
+}
+
+/// Adds `node` and unions it with `eclass`; the ids that changed, as appliers return them.
+fn union_with(egraph: &mut LaEGraph, eclass: Id, node: Math) -> Vec<Id> {
+    let id = egraph.add(node);
+    if egraph.union(eclass, id) {
+        vec![id]
+    } else {
+        vec![]
+    }
+}
+
+fn bind(egraph: &mut LaEGraph, i: IndexName, j: IndexName, m: Id) -> Math {
+    let ii = egraph.add(Math::Index(i));
+    let jj = egraph.add(Math::Index(j));
+    Math::Bind([ii, jj, m])
+}
+
+/// `Σ_i A = A * dim(i)` when `i` is not free in `A`.
+struct DimFactor;
+
+impl Applier<Math, LaAnalysis> for DimFactor {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let i = index(egraph, subst, "?i");
+        if i.is_unit() || data(egraph, subst, "?a").schema().contains(&i) {
+            return vec![];
+        }
+        let n = egraph.analysis.size(i) as f64;
+        let dim = egraph.add(Math::Num(Constant::new(n)));
+        let a = subst[var("?a")];
+        union_with(egraph, eclass, Math::Join([a, dim]))
+    }
+}
+
+/// Where one operand's index meets the other's: equal, or one of them is the unit index.
+fn meet(x: IndexName, y: IndexName) -> Option<IndexName> {
+    match (x.is_unit(), y.is_unit()) {
+        (true, _) => Some(y),
+        (_, true) => Some(x),
+        _ if x == y => Some(x),
+        _ => None,
+    }
+}
+
+/// `A(a, b) * B(c, d)` (or `+`) is `(A ⊙ B)(a ∪ c, b ∪ d)` when the indices meet; a column
+/// times a row is the matrix product `A %*% B` (an outer product).
+struct LiftPair {
+    union: bool,
+}
+
+impl Applier<Math, LaAnalysis> for LiftPair {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let [a, b, c, d] = ["?a", "?b", "?c", "?d"].map(|v| index(egraph, subst, v));
+        let (Some(rows), Some(cols)) = (meet(a, c), meet(b, d)) else {
+            return vec![];
+        };
+        if rows == cols && !rows.is_unit() {
+            // One index on both sides: a diagonal, which no matrix operation here makes.
+            return vec![];
+        }
+        let (x, y) = (subst[var("?A")], subst[var("?B")]);
+        let outer = !self.union && !a.is_unit() && b.is_unit() && c.is_unit() && !d.is_unit();
+        let m = if outer {
+            Math::MMul([x, y])
+        } else if self.union {
+            Math::Add([x, y])
+        } else {
+            Math::Mul([x, y])
+        };
+        let m = egraph.add(m);
+        let node = bind(egraph, rows, cols, m);
+        union_with(egraph, eclass, node)
+    }
+}
+
+/// `Σ_j A(a, j)` is `rowSums(A)(a)`; `Σ_j A(j, b)` is `colSums(A)(b)`.
+struct LiftAgg;
+
+impl Applier<Math, LaAnalysis> for LiftAgg {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let [j, a, b] = ["?j", "?a", "?b"].map(|v| index(egraph, subst, v));
+        let m = subst[var("?A")];
+        let (rows, cols, node) = if !j.is_unit() && j == b && j != a {
+            (a, IndexName::UNIT, Math::RowSums(m))
+        } else if !j.is_unit() && j == a && j != b {
+            (IndexName::UNIT, b, Math::ColSums(m))
+        } else {
+            return vec![];
+        };
+        let m = egraph.add(node);
+        let node = bind(egraph, rows, cols, m);
+        union_with(egraph, eclass, node)
+    }
+}
+
+/// `Σ_j A(a, j) * B(j, d)` is `(A %*% B)(a, d)`.
+struct LiftMatMul;
+
+impl Applier<Math, LaAnalysis> for LiftMatMul {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let [j, a, b, c, d] = ["?j", "?a", "?b", "?c", "?d"].map(|v| index(egraph, subst, v));
+        let distinct = a != d || a.is_unit();
+        if j.is_unit() || b != j || c != j || a == j || d == j || !distinct {
+            return vec![];
+        }
+        let m = egraph.add(Math::MMul([subst[var("?A")], subst[var("?B")]]));
+        let node = bind(egraph, a, d, m);
+        union_with(egraph, eclass, node)
+    }
+}
+
+/// `f(A(a, b))` is `f(A)(a, b)` for an elementwise function `f`.
+struct LiftMap;
+
+impl Applier<Math, LaAnalysis> for LiftMap {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        if !matches!(data(egraph, subst, "?A").kind, Kind::Matrix(_)) {
+            return vec![];
+        }
+        let [a, b] = ["?a", "?b"].map(|v| index(egraph, subst, v));
+        let m = egraph.add(Math::Map([subst[var("?f")], subst[var("?A")]]));
+        let node = bind(egraph, a, b, m);
+        union_with(egraph, eclass, node)
+    }
+}
+
+/// `A(a, b)` is `t(A)(b, a)`.
+struct Transpose;
+
+impl Applier<Math, LaAnalysis> for Transpose {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let [a, b] = ["?a", "?b"].map(|v| index(egraph, subst, v));
+        if a.is_unit() && b.is_unit() {
+            return vec![];
+        }
+        let t = egraph.add(Math::T(subst[var("?A")]));
+        let node = bind(egraph, b, a, t);
+        union_with(egraph, eclass, node)
+    }
+}
+
+/// `unbind(a, b, R)` is `A` for every `bind(a, b, A)` in `R`: two matrices bound to the same
+/// indices in one relation are equal.
+struct Unbind;
+
+impl Applier<Math, LaAnalysis> for Unbind {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let (a, b, m) = (subst[var("?a")], subst[var("?b")], subst[var("?A")]);
+        let unbound = egraph.add(Math::Unbind([a, b, eclass]));
+        if egraph.union(m, unbound) {
+            vec![unbound]
+        } else {
+            vec![]
+        }
+    }
+}
