@@ -14,8 +14,8 @@ pub struct LaArgs {
     #[arg(long, value_name = "WHAT", default_value = "la", value_parser = ["la"])]
     pub emit: String,
     /// Time limit of each saturation (the outputs together, each assertion alone), e.g.
-    /// `800ms`, `2s`.
-    #[arg(long, value_name = "DURATION", default_value = "800ms", value_parser = crate::support::units::parse_duration)]
+    /// `1s`, `500ms`.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = crate::support::units::parse_duration)]
     pub time: Duration,
     /// Limit on e-nodes of each saturation.
     #[arg(long, value_name = "N", default_value_t = LaOptions::default().nodes)]
@@ -23,9 +23,10 @@ pub struct LaArgs {
     /// Limit on iterations of each saturation.
     #[arg(long, value_name = "N", default_value_t = LaOptions::default().iterations)]
     pub iterations: usize,
-    /// The rule scheduler: `sample(K)` (SPORES' sampling: at most K matches per rule and
-    /// iteration), `simple` or `backoff`.
-    #[arg(long, value_name = "SCHEDULER", default_value = "sample(64)")]
+    /// The rule scheduler: `simple` (every match), `sample(K)` (SPORES' sampling: at most K
+    /// matches per rule and iteration, for expressions whose saturation explodes) or
+    /// `backoff`.
+    #[arg(long, value_name = "SCHEDULER", default_value = "simple")]
     pub scheduler: Scheduler,
     /// Seed of `sample` and of the random inputs of the numerical check.
     #[arg(long, value_name = "N", default_value_t = 0)]

@@ -34,10 +34,10 @@ pub struct LaOptions {
 impl Default for LaOptions {
     fn default() -> LaOptions {
         LaOptions {
-            time: Duration::from_millis(800),
-            nodes: 40_000,
-            iterations: 30,
-            scheduler: Scheduler::Sample(64),
+            time: Duration::from_secs(1),
+            nodes: 200_000,
+            iterations: 100,
+            scheduler: Scheduler::Simple,
             seed: 0,
         }
     }
@@ -316,7 +316,7 @@ pub enum Check {
 }
 
 /// The most entries (inputs, intermediates and work) the dense check takes on.
-const CHECK_BUDGET: f64 = 2.0e8;
+const CHECK_BUDGET: f64 = 1.0e9;
 
 /// Evaluates the outputs as written and the plan on the same random inputs (dense and sparse).
 pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {

@@ -1,0 +1,161 @@
+//! `risec la`: SPORES' derivations are proven, false equalities are not, the workloads'
+//! plans are the ones the paper derives and agree numerically with the expressions as written,
+//! and bad input is reported at its place.
+
+mod common;
+
+use common::{risec, stderr, stdout, temp_file};
+use risec::la::{self, Check, LaOptions};
+use risec::SourceFile;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(format!("{ROOT}/{path}")).unwrap()
+}
+
+/// The number of `assert` statements of a `.la` text.
+fn assertions(text: &str) -> usize {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("assert "))
+        .count()
+}
+
+#[test]
+fn the_sum_product_derivations_are_proven() {
+    let out = risec(&["la", "tests/la/derivations.la"]);
+    let text = stdout(&out);
+    let expected = assertions(&read("tests/la/derivations.la"));
+    assert!(expected >= 30, "only {expected} derivations");
+    assert_eq!(text.matches("\nproven: ").count() + usize::from(text.starts_with("proven: ")), expected, "{text}");
+    assert!(!text.contains("not proven"), "{text}");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn equalities_that_do_not_hold_are_never_proven() {
+    let out = risec(&["la", "tests/la/unsound.la"]);
+    let text = stdout(&out);
+    let expected = assertions(&read("tests/la/unsound.la"));
+    assert!(expected >= 15);
+    assert_eq!(text.matches("not proven: ").count(), expected, "{text}");
+    assert_eq!(out.status.code(), Some(2));
+    // Also under sampling, for longer.
+    let out = risec(&["la", "tests/la/unsound.la", "--scheduler", "sample(16)", "--seed", "1", "--time", "3s"]);
+    assert_eq!(stdout(&out).matches("not proven: ").count(), expected);
+}
+
+/// The example at `path` with its large sizes divided, so that the direct evaluation is quick.
+fn scaled_down(path: &str) -> la::LaProgram {
+    let text = read(path)
+        .replace("20000", "300")
+        .replace("5000", "70")
+        .replace("1000", "50");
+    la::parse(&SourceFile::new(path, text)).unwrap()
+}
+
+fn plan_of(path: &str) -> la::LaPlan {
+    let program = la::load(std::path::Path::new(&format!("{ROOT}/{path}"))).unwrap();
+    la::optimize(&program, &LaOptions::default()).unwrap()
+}
+
+#[test]
+fn the_workloads_get_the_papers_plans() {
+    // PNMF: sum(W %*% H) without the product.
+    let p = plan_of("examples/la/pnmf.la");
+    assert!(p.text.contains("colSums(W) %*% rowSums(H)"), "{}", p.text);
+    assert!(p.original_cost / p.plan_cost > 1000.0);
+    // ALS: distributed, X %*% V on the sparse X, U %*% (t(V) %*% V).
+    let p = plan_of("examples/la/als.la");
+    assert!(p.text.contains("U %*% (t(V) %*% V)"), "{}", p.text);
+    assert!(!p.text.contains("U %*% t(V)"), "{}", p.text);
+    // The loss: no dense m x n product at all; t(U) %*% U and t(V) %*% V instead.
+    let p = plan_of("examples/la/loss.la");
+    assert!(!p.text.contains("U %*% t(V)") && !p.text.contains("U %*% t1"), "{}", p.text);
+    assert!(p.original_cost / p.plan_cost > 50.0, "{}", p.text);
+    // MLR: P factored out, X read once.
+    let p = plan_of("examples/la/mlr.la");
+    assert_eq!(p.text.matches('X').count(), 1, "{}", p.text);
+    for path in ["examples/la/glm.la", "examples/la/l2svm.la"] {
+        let p = plan_of(path);
+        assert!(p.plan_cost <= p.original_cost, "{path}: {}", p.text);
+        assert_eq!(p.stats.stop, "saturated", "{path}");
+    }
+}
+
+#[test]
+fn every_plan_agrees_with_the_expressions_as_written() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(format!("{ROOT}/examples/la")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "la") {
+            continue;
+        }
+        let name = format!("examples/la/{}", path.file_name().unwrap().to_str().unwrap());
+        let program = scaled_down(&name);
+        for seed in 0..3 {
+            let options = LaOptions {
+                seed,
+                ..LaOptions::default()
+            };
+            let plan = la::optimize(&program, &options).unwrap();
+            match la::check_plan(&program, &plan, seed) {
+                Check::Agrees(e) => assert!(e < 1e-9),
+                other => panic!("{name}: {other:?}\n{}", plan.text),
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 6);
+}
+
+#[test]
+fn the_command_prints_the_plan_and_its_cost() {
+    let out = risec(&["la", "examples/la/pnmf.la"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("output s = colSums(W) %*% rowSums(H)\n"), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("estimated cost: 1.20e9 -> "), "{last}");
+    // Small enough to evaluate: the check says so.
+    let small = temp_file(
+        "small-als.la",
+        b"input X : 40 x 30, nnz 100\ninput U : 40 x 3\ninput V : 30 x 3\noutput g = (U %*% t(V) - X) %*% V\n",
+    );
+    let out = risec(&["la", small.to_str().unwrap(), "--stats"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("checked: the plan agrees"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("stopped: saturated"), "{}", stderr(&out));
+    let out = risec(&["la", small.to_str().unwrap(), "--scheduler", "sample(8)", "--seed", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = risec(&["la", small.to_str().unwrap(), "--scheduler", "mcts(8, 3)"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not available for linear algebra"), "{}", stderr(&out));
+}
+
+#[test]
+fn bad_input_is_reported_at_its_place() {
+    let cases = [
+        ("input X : 3 x 4\noutput y = X %*% X\n", "small.la:2:12", "do not agree"),
+        ("input X : 3 x 4\noutput y = X +\n", "small.la:3:1", "unexpected end of file"),
+        ("input X : 3 x 4\noutput y = foo(X)\n", "small.la:2:12", "unknown function `foo`"),
+        ("input X : 3 x 4, nnz 13\noutput y = X\n", "small.la:1:22", "non-zeros"),
+        ("input X : 3 x 4\noutput y = X % X\n", "small.la:2:14", "unexpected character `%`"),
+        ("input X : 3 x 4\nassert X == t(X)\n", "small.la:2:13", "different shapes"),
+        ("input X : 3 x 4\n", "small.la:2:1", "nothing to do"),
+    ];
+    for (k, (text, place, message)) in cases.into_iter().enumerate() {
+        let file = temp_file(&format!("bad{k}.la"), text.as_bytes());
+        let place = place.replace("small.la", &format!("bad{k}.la"));
+        let out = risec(&["la", file.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{text}: {err}");
+        assert!(err.contains(&place), "{text}: {err}");
+        assert!(err.contains(message), "{text}: {err}");
+        assert!(err.contains('^'), "{text}: the line is underlined: {err}");
+        assert!(stdout(&out).is_empty());
+    }
+    let out = risec(&["la", "no/such/file.la"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot read"));
+}
