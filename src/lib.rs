@@ -56,6 +56,7 @@
 //! | `lowlevel` | high-level Rise → low-level Rise |
 //! | `backend_c` | low-level Rise → C (`translate`, `view`, `c_ast`, `function`, `files`) |
 //! | `bench` | compile, verify and time kernels against baselines |
+//! | `la` | the linear-algebra front end (`risec la`): `.la` files, SPORES' relational equality saturation, plans |
 //! | `cli` | the `risec` command line, one file per subcommand |
 //! | `diagnostics`, `support` | error rendering; stack growth, units, atomic output files |
 

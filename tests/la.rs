@@ -27,7 +27,11 @@ fn the_sum_product_derivations_are_proven() {
     let text = stdout(&out);
     let expected = assertions(&read("tests/la/derivations.la"));
     assert!(expected >= 30, "only {expected} derivations");
-    assert_eq!(text.matches("\nproven: ").count() + usize::from(text.starts_with("proven: ")), expected, "{text}");
+    assert_eq!(
+        text.matches("\nproven: ").count() + usize::from(text.starts_with("proven: ")),
+        expected,
+        "{text}"
+    );
     assert!(!text.contains("not proven"), "{text}");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
@@ -41,7 +45,16 @@ fn equalities_that_do_not_hold_are_never_proven() {
     assert_eq!(text.matches("not proven: ").count(), expected, "{text}");
     assert_eq!(out.status.code(), Some(2));
     // Also under sampling, for longer.
-    let out = risec(&["la", "tests/la/unsound.la", "--scheduler", "sample(16)", "--seed", "1", "--time", "3s"]);
+    let out = risec(&[
+        "la",
+        "tests/la/unsound.la",
+        "--scheduler",
+        "sample(16)",
+        "--seed",
+        "1",
+        "--time",
+        "3s",
+    ]);
     assert_eq!(stdout(&out).matches("not proven: ").count(), expected);
 }
 
@@ -71,7 +84,11 @@ fn the_workloads_get_the_papers_plans() {
     assert!(!p.text.contains("U %*% t(V)"), "{}", p.text);
     // The loss: no dense m x n product at all; t(U) %*% U and t(V) %*% V instead.
     let p = plan_of("examples/la/loss.la");
-    assert!(!p.text.contains("U %*% t(V)") && !p.text.contains("U %*% t1"), "{}", p.text);
+    assert!(
+        !p.text.contains("U %*% t(V)") && !p.text.contains("U %*% t1"),
+        "{}",
+        p.text
+    );
     assert!(p.original_cost / p.plan_cost > 50.0, "{}", p.text);
     // MLR: P factored out, X read once.
     let p = plan_of("examples/la/mlr.la");
@@ -91,7 +108,10 @@ fn every_plan_agrees_with_the_expressions_as_written() {
         if path.extension().is_none_or(|e| e != "la") {
             continue;
         }
-        let name = format!("examples/la/{}", path.file_name().unwrap().to_str().unwrap());
+        let name = format!(
+            "examples/la/{}",
+            path.file_name().unwrap().to_str().unwrap()
+        );
         let program = scaled_down(&name);
         for seed in 0..3 {
             let options = LaOptions {
@@ -114,7 +134,10 @@ fn the_command_prints_the_plan_and_its_cost() {
     let out = risec(&["la", "examples/la/pnmf.la"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("output s = colSums(W) %*% rowSums(H)\n"), "{text}");
+    assert!(
+        text.starts_with("output s = colSums(W) %*% rowSums(H)\n"),
+        "{text}"
+    );
     let last = text.lines().last().unwrap();
     assert!(last.starts_with("estimated cost: 1.20e9 -> "), "{last}");
     // Small enough to evaluate: the check says so.
@@ -124,24 +147,67 @@ fn the_command_prints_the_plan_and_its_cost() {
     );
     let out = risec(&["la", small.to_str().unwrap(), "--stats"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("checked: the plan agrees"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("stopped: saturated"), "{}", stderr(&out));
-    let out = risec(&["la", small.to_str().unwrap(), "--scheduler", "sample(8)", "--seed", "3"]);
+    assert!(
+        stderr(&out).contains("checked: the plan agrees"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("stopped: saturated"),
+        "{}",
+        stderr(&out)
+    );
+    let out = risec(&[
+        "la",
+        small.to_str().unwrap(),
+        "--scheduler",
+        "sample(8)",
+        "--seed",
+        "3",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = risec(&["la", small.to_str().unwrap(), "--scheduler", "mcts(8, 3)"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("not available for linear algebra"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not available for linear algebra"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn bad_input_is_reported_at_its_place() {
     let cases = [
-        ("input X : 3 x 4\noutput y = X %*% X\n", "small.la:2:12", "do not agree"),
-        ("input X : 3 x 4\noutput y = X +\n", "small.la:3:1", "unexpected end of file"),
-        ("input X : 3 x 4\noutput y = foo(X)\n", "small.la:2:12", "unknown function `foo`"),
-        ("input X : 3 x 4, nnz 13\noutput y = X\n", "small.la:1:22", "non-zeros"),
-        ("input X : 3 x 4\noutput y = X % X\n", "small.la:2:14", "unexpected character `%`"),
-        ("input X : 3 x 4\nassert X == t(X)\n", "small.la:2:13", "different shapes"),
+        (
+            "input X : 3 x 4\noutput y = X %*% X\n",
+            "small.la:2:12",
+            "do not agree",
+        ),
+        (
+            "input X : 3 x 4\noutput y = X +\n",
+            "small.la:3:1",
+            "unexpected end of file",
+        ),
+        (
+            "input X : 3 x 4\noutput y = foo(X)\n",
+            "small.la:2:12",
+            "unknown function `foo`",
+        ),
+        (
+            "input X : 3 x 4, nnz 13\noutput y = X\n",
+            "small.la:1:22",
+            "non-zeros",
+        ),
+        (
+            "input X : 3 x 4\noutput y = X % X\n",
+            "small.la:2:14",
+            "unexpected character `%`",
+        ),
+        (
+            "input X : 3 x 4\nassert X == t(X)\n",
+            "small.la:2:13",
+            "different shapes",
+        ),
         ("input X : 3 x 4\n", "small.la:2:1", "nothing to do"),
     ];
     for (k, (text, place, message)) in cases.into_iter().enumerate() {

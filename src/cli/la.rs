@@ -65,7 +65,7 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
         time: args.time,
         nodes: args.nodes,
         iterations: args.iterations,
-        scheduler: args.scheduler.clone(),
+        scheduler: args.scheduler,
         seed: args.seed,
     };
     let mut stdout = String::new();

@@ -253,25 +253,23 @@ pub fn check(file: &SourceFile, stmts: &[Stmt]) -> Result<LaProgram, Vec<Diagnos
                     Err(e) => errors.push(e),
                 }
             }
-            Stmt::Assert { lhs, rhs, span } => {
-                match (checker.expr(lhs, 0), checker.expr(rhs, 0)) {
-                    (Ok(l), Ok(r)) if l.shape != r.shape => errors.push(
-                        Diagnostic::error(
-                            "the two sides of an assertion have different shapes",
-                            rhs.span,
-                            format!("this is {}", r.shape),
-                        )
-                        .with_secondary(lhs.span, format!("this is {}", l.shape)),
-                    ),
-                    (Ok(l), Ok(r)) => assertions.push(Assertion {
-                        lhs: l,
-                        rhs: r,
-                        text: file.text[span.range()].trim().to_string(),
-                        line: file.line_col(span.start).0,
-                    }),
-                    (l, r) => errors.extend(l.err().into_iter().chain(r.err())),
-                }
-            }
+            Stmt::Assert { lhs, rhs, span } => match (checker.expr(lhs, 0), checker.expr(rhs, 0)) {
+                (Ok(l), Ok(r)) if l.shape != r.shape => errors.push(
+                    Diagnostic::error(
+                        "the two sides of an assertion have different shapes",
+                        rhs.span,
+                        format!("this is {}", r.shape),
+                    )
+                    .with_secondary(lhs.span, format!("this is {}", l.shape)),
+                ),
+                (Ok(l), Ok(r)) => assertions.push(Assertion {
+                    lhs: l,
+                    rhs: r,
+                    text: file.text[span.range()].trim().to_string(),
+                    line: file.line_col(span.start).0,
+                }),
+                (l, r) => errors.extend(l.err().into_iter().chain(r.err())),
+            },
         }
     }
     if errors.is_empty() && outputs.is_empty() && assertions.is_empty() {
@@ -338,10 +336,12 @@ impl Checker {
             ));
         }
         if let Some((_, first)) = self.names.get(name) {
-            return Err(
-                Diagnostic::error(format!("`{name}` is defined twice"), span, "defined again here")
-                    .with_secondary(*first, "first defined here"),
-            );
+            return Err(Diagnostic::error(
+                format!("`{name}` is defined twice"),
+                span,
+                "defined again here",
+            )
+            .with_secondary(*first, "first defined here"));
         }
         self.names.insert(name.to_string(), (term, span));
         Ok(())
@@ -399,7 +399,9 @@ impl Checker {
                     name.span,
                     "not defined before this point",
                 )
-                .with_note("inputs, `let`s and outputs are defined by the statements above their use")),
+                .with_note(
+                    "inputs, `let`s and outputs are defined by the statements above their use",
+                )),
             },
             ExprKind::Neg(a) => {
                 let a = sub(a)?;
@@ -508,8 +510,22 @@ impl Checker {
                         },
                     ),
                     ("sum", _) => node(Op::Sum, vec![a], Shape::SCALAR),
-                    ("rowSums", _) => node(Op::RowSums, vec![a], Shape { rows: s.rows, cols: 1 }),
-                    _ => node(Op::ColSums, vec![a], Shape { rows: 1, cols: s.cols }),
+                    ("rowSums", _) => node(
+                        Op::RowSums,
+                        vec![a],
+                        Shape {
+                            rows: s.rows,
+                            cols: 1,
+                        },
+                    ),
+                    _ => node(
+                        Op::ColSums,
+                        vec![a],
+                        Shape {
+                            rows: 1,
+                            cols: s.cols,
+                        },
+                    ),
                 })
             }
         }
@@ -562,7 +578,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let text = format!("input x : scalar\noutput y = {}x{}", "(".repeat(5000), ")".repeat(5000));
+        let text = format!(
+            "input x : scalar\noutput y = {}x{}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
         // Parentheses alone do not nest terms; negations do.
         assert!(check_text(&text).is_ok());
         let text = format!("input x : scalar\noutput y = {}x", "-".repeat(5000));

@@ -62,7 +62,11 @@ pub fn random_inputs(inputs: &[Input], seed: u64) -> Vec<Matrix> {
 }
 
 fn matmul(a: &Matrix, b: &Matrix) -> Matrix {
-    let (r, k, c) = (a.shape.rows as usize, a.shape.cols as usize, b.shape.cols as usize);
+    let (r, k, c) = (
+        a.shape.rows as usize,
+        a.shape.cols as usize,
+        b.shape.cols as usize,
+    );
     let mut data = vec![0.0; r * c];
     for i in 0..r {
         for p in 0..k {
@@ -92,14 +96,28 @@ fn elementwise(a: &Matrix, b: &Matrix, f: impl Fn(f64, f64) -> f64) -> Matrix {
 fn unary(op: &str, a: &Matrix) -> Matrix {
     let s = a.shape;
     match op {
-        "t" => Matrix::new(Shape { rows: s.cols, cols: s.rows }, |i, j| a.at(j, i)),
+        "t" => Matrix::new(
+            Shape {
+                rows: s.cols,
+                cols: s.rows,
+            },
+            |i, j| a.at(j, i),
+        ),
         "sum" => Matrix::new(Shape::SCALAR, |_, _| a.data.iter().sum()),
-        "rowsums" => Matrix::new(Shape { rows: s.rows, cols: 1 }, |i, _| {
-            (0..s.cols as usize).map(|j| a.at(i, j)).sum()
-        }),
-        _ => Matrix::new(Shape { rows: 1, cols: s.cols }, |_, j| {
-            (0..s.rows as usize).map(|i| a.at(i, j)).sum()
-        }),
+        "rowsums" => Matrix::new(
+            Shape {
+                rows: s.rows,
+                cols: 1,
+            },
+            |i, _| (0..s.cols as usize).map(|j| a.at(i, j)).sum(),
+        ),
+        _ => Matrix::new(
+            Shape {
+                rows: 1,
+                cols: s.cols,
+            },
+            |_, j| (0..s.rows as usize).map(|i| a.at(i, j)).sum(),
+        ),
     }
 }
 
@@ -112,12 +130,20 @@ fn map(f: Func, a: &Matrix) -> Matrix {
 
 /// Evaluates a checked expression on `inputs` (memoised on shared subterms).
 pub fn term(t: &Term, inputs: &[Matrix]) -> Matrix {
-    fn go(t: &Term, inputs: &[Matrix], memo: &mut FxHashMap<*const super::check::Node, Matrix>) -> Matrix {
+    fn go(
+        t: &Term,
+        inputs: &[Matrix],
+        memo: &mut FxHashMap<*const super::check::Node, Matrix>,
+    ) -> Matrix {
         let key = std::rc::Rc::as_ptr(t);
         if let Some(m) = memo.get(&key) {
             return m.clone();
         }
-        let args: Vec<Matrix> = t.args.iter().map(|a| go(a, inputs, memo)).collect();
+        let args: Vec<Matrix> = t
+            .args
+            .iter()
+            .map(|a| crate::support::stack::guarded(|| go(a, inputs, memo)))
+            .collect();
         let m = match t.op {
             Op::Input(k) => inputs[k].clone(),
             Op::Const(c) => Matrix::new(Shape::SCALAR, |_, _| c),

@@ -39,15 +39,21 @@ pub fn node_cost(egraph: &LaEGraph, class: Id, node: &Math) -> Option<f64> {
         },
         _ => return None,
     };
-    Some(work + out.nnz)
+    // One more for the operation itself, so that no cycle of free operations is ever cheaper.
+    Some(work + out.nnz + 1.0)
 }
+
+/// The most classes a choice tracks; beyond it, operands' costs are added as a tree (shared
+/// intermediates counted at each use), which keeps deep plans linear in time and memory.
+const MAX_PARTS: usize = 512;
 
 /// The cheapest way found to compute one class: its node, and the cost of every class in the
 /// sub-plan (each once).
 #[derive(Clone)]
 struct Choice {
     node: Math,
-    parts: Rc<FxHashMap<Id, f64>>,
+    /// `None` past [`MAX_PARTS`]: `total` is then a tree cost.
+    parts: Option<Rc<FxHashMap<Id, f64>>>,
     total: f64,
 }
 
@@ -66,48 +72,78 @@ pub struct Extracted {
 /// plan made of matrix operations.
 pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
     let mut best: FxHashMap<Id, Choice> = FxHashMap::default();
-    // Passes until nothing improves (bounded: each pass is linear in the e-graph).
-    for _ in 0..64 {
-        let mut changed = false;
-        for class in egraph.classes() {
-            for node in &class.nodes {
-                let Some(own) = node_cost(egraph, class.id, node) else {
-                    continue;
-                };
-                let mut parts: Option<FxHashMap<Id, f64>> = Some(FxHashMap::default());
-                for child in node.children() {
-                    let child = egraph.find(*child);
-                    match (best.get(&child), parts.as_mut()) {
-                        (Some(c), Some(p)) if !c.parts.contains_key(&class.id) => {
-                            p.extend(c.parts.iter().map(|(k, v)| (*k, *v)));
-                        }
-                        _ => parts = None,
+    // A work list: every class once, then the parents of each class whose choice improved.
+    let mut queue: std::collections::VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
+    let mut queued: rustc_hash::FxHashSet<Id> = queue.iter().copied().collect();
+    while let Some(id) = queue.pop_front() {
+        queued.remove(&id);
+        let class = &egraph[id];
+        let mut improved = false;
+        for node in &class.nodes {
+            let Some(own) = node_cost(egraph, class.id, node) else {
+                continue;
+            };
+            let mut children: Vec<&Choice> = Vec::new();
+            for child in node.children() {
+                match best.get(&egraph.find(*child)) {
+                    Some(c) => children.push(c),
+                    None => break,
+                }
+            }
+            if children.len() < node.children().len() {
+                continue;
+            }
+            if children
+                .iter()
+                .any(|c| c.parts.as_ref().is_some_and(|p| p.contains_key(&class.id)))
+            {
+                // The operand's plan uses this class: a cycle.
+                continue;
+            }
+            let tracked = children.iter().all(|c| c.parts.is_some())
+                && children
+                    .iter()
+                    .map(|c| c.parts.as_ref().map_or(0, |p| p.len()))
+                    .sum::<usize>()
+                    < MAX_PARTS;
+            let (parts, total) = if tracked {
+                let mut parts: FxHashMap<Id, f64> = FxHashMap::default();
+                for c in &children {
+                    if let Some(p) = &c.parts {
+                        parts.extend(p.iter().map(|(k, v)| (*k, *v)));
                     }
                 }
-                let Some(mut parts) = parts else { continue };
                 if parts.contains_key(&class.id) {
                     continue;
                 }
                 parts.insert(class.id, own);
                 let total: f64 = parts.values().sum();
-                let better = best
-                    .get(&class.id)
-                    .is_none_or(|c| total < c.total * (1.0 - 1e-12));
-                if better {
-                    best.insert(
-                        class.id,
-                        Choice {
-                            node: node.clone(),
-                            parts: Rc::new(parts),
-                            total,
-                        },
-                    );
-                    changed = true;
-                }
+                (Some(Rc::new(parts)), total)
+            } else {
+                (None, own + children.iter().map(|c| c.total).sum::<f64>())
+            };
+            let better = best
+                .get(&class.id)
+                .is_none_or(|c| total < c.total * (1.0 - 1e-9));
+            if better {
+                best.insert(
+                    class.id,
+                    Choice {
+                        node: node.clone(),
+                        parts,
+                        total,
+                    },
+                );
+                improved = true;
             }
         }
-        if !changed {
-            break;
+        if improved {
+            for parent in class.parents() {
+                let parent = egraph.find(parent);
+                if queued.insert(parent) {
+                    queue.push_back(parent);
+                }
+            }
         }
     }
     let mut expr = RecExpr::default();
@@ -117,8 +153,21 @@ pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
     for &root in roots {
         let root = egraph.find(root);
         let choice = best.get(&root)?;
-        cost_parts.extend(choice.parts.iter().map(|(k, v)| (*k, *v)));
-        out_roots.push(place(egraph, &best, root, &mut expr, &mut placed)?);
+        match &choice.parts {
+            Some(p) => cost_parts.extend(p.iter().map(|(k, v)| (*k, *v))),
+            None => {
+                cost_parts.insert(root, choice.total);
+            }
+        }
+        let mut visiting = rustc_hash::FxHashSet::default();
+        out_roots.push(place(
+            egraph,
+            &best,
+            root,
+            &mut expr,
+            &mut placed,
+            &mut visiting,
+        )?);
     }
     Some(Extracted {
         expr,
@@ -133,15 +182,23 @@ fn place(
     class: Id,
     expr: &mut RecExpr<Math>,
     placed: &mut FxHashMap<Id, Id>,
+    visiting: &mut rustc_hash::FxHashSet<Id>,
 ) -> Option<Id> {
     let class = egraph.find(class);
     if let Some(&id) = placed.get(&class) {
         return Some(id);
     }
+    // Choices made at different times could in principle point at each other; a cycle is no
+    // plan (reported as such, never an endless recursion).
+    if !visiting.insert(class) {
+        return None;
+    }
     let node = best.get(&class)?.node.clone();
     let mut children = Vec::new();
     for c in node.children() {
-        children.push(place(egraph, best, *c, expr, placed)?);
+        children.push(crate::support::stack::guarded(|| {
+            place(egraph, best, *c, expr, placed, visiting)
+        })?);
     }
     let mut k = 0;
     let node = node.map_children(|_| {

@@ -323,12 +323,26 @@ impl Analysis<Math> for LaAnalysis {
             Math::RowSums(x) => {
                 let s = shape(x);
                 let c = d(x).constant.map(|c| c * s.cols as f64);
-                matrix(Shape { rows: s.rows, cols: 1 }, sparsity(x) * s.cols as f64, c)
+                matrix(
+                    Shape {
+                        rows: s.rows,
+                        cols: 1,
+                    },
+                    sparsity(x) * s.cols as f64,
+                    c,
+                )
             }
             Math::ColSums(x) => {
                 let s = shape(x);
                 let c = d(x).constant.map(|c| c * s.rows as f64);
-                matrix(Shape { rows: 1, cols: s.cols }, sparsity(x) * s.rows as f64, c)
+                matrix(
+                    Shape {
+                        rows: 1,
+                        cols: s.cols,
+                    },
+                    sparsity(x) * s.rows as f64,
+                    c,
+                )
             }
             Math::Map([f, x]) => {
                 let func = match d(f).kind {
@@ -388,8 +402,16 @@ impl Analysis<Math> for LaAnalysis {
             }
             Math::Bind([i, j, m]) => {
                 let schema = schema_union(
-                    &d(i).index().into_iter().filter(|x| !x.is_unit()).collect::<Vec<_>>(),
-                    &d(j).index().into_iter().filter(|x| !x.is_unit()).collect::<Vec<_>>(),
+                    &d(i)
+                        .index()
+                        .into_iter()
+                        .filter(|x| !x.is_unit())
+                        .collect::<Vec<_>>(),
+                    &d(j)
+                        .index()
+                        .into_iter()
+                        .filter(|x| !x.is_unit())
+                        .collect::<Vec<_>>(),
                 );
                 Data {
                     kind: Kind::Relation(schema),

@@ -160,7 +160,9 @@ mod tests {
         assert!(toks.contains(&Token::MatMul));
         assert!(toks.contains(&Token::At));
         assert!(toks.contains(&Token::Num("1e-3".into())));
-        assert!(!toks.iter().any(|t| matches!(t, Token::Ident(s) if s == "done")));
+        assert!(!toks
+            .iter()
+            .any(|t| matches!(t, Token::Ident(s) if s == "done")));
     }
 
     #[test]

@@ -20,15 +20,29 @@ pub struct Lowering<'a> {
     relations: FxHashMap<(*const Node, IndexName, IndexName), Id>,
     /// How many more relational nodes may be made before uses share their translation.
     budget: usize,
+    binders: FxHashMap<*const Node, bool>,
+    /// Once the budget is spent: the index each term's sums bind.
+    inner: FxHashMap<(*const Node, u8), IndexName>,
 }
 
-/// Whether the term's translation sums over an index of its own.
-fn binds_index(term: &Node) -> bool {
-    match term.op {
-        Op::MatMul => term.args[0].shape.cols > 1 || term.args.iter().any(|a| binds_index(a)),
-        Op::Sum | Op::RowSums | Op::ColSums => true,
-        _ => term.args.iter().any(|a| binds_index(a)),
+/// Whether the term's translation sums over an index of its own (memoised: terms share).
+fn binds_index(term: &Term, memo: &mut FxHashMap<*const Node, bool>) -> bool {
+    let key = std::rc::Rc::as_ptr(term);
+    if let Some(&b) = memo.get(&key) {
+        return b;
     }
+    let own = match term.op {
+        Op::MatMul => term.args[0].shape.cols > 1,
+        Op::Sum | Op::RowSums | Op::ColSums => true,
+        _ => false,
+    };
+    let b = own
+        || term
+            .args
+            .iter()
+            .any(|a| crate::support::stack::guarded(|| binds_index(a, memo)));
+    memo.insert(key, b);
+    b
 }
 
 impl<'a> Lowering<'a> {
@@ -45,7 +59,9 @@ impl<'a> Lowering<'a> {
             inputs,
             matrices: FxHashMap::default(),
             relations: FxHashMap::default(),
-            budget: 10_000,
+            budget: 2_000,
+            binders: FxHashMap::default(),
+            inner: FxHashMap::default(),
         }
     }
 
@@ -73,7 +89,11 @@ impl<'a> Lowering<'a> {
         if let Some(&id) = self.matrices.get(&key) {
             return id;
         }
-        let args: Vec<Id> = term.args.iter().map(|a| self.matrix(a)).collect();
+        let args: Vec<Id> = term
+            .args
+            .iter()
+            .map(|a| crate::support::stack::guarded(|| self.matrix(a)))
+            .collect();
         let node = match term.op {
             Op::Input(k) => Math::Var(Symbol::from(&self.inputs[k].name)),
             Op::Const(c) => Math::Lit(Literal(Constant::new(c))),
@@ -97,17 +117,33 @@ impl<'a> Lowering<'a> {
     /// The term as a relation whose rows are index `i` and columns index `j` (the unit index
     /// for a dimension of size 1).
     fn relation(&mut self, term: &Term, i: IndexName, j: IndexName) -> Id {
+        crate::support::stack::guarded(|| self.relation_unguarded(term, i, j))
+    }
+
+    fn relation_unguarded(&mut self, term: &Term, i: IndexName, j: IndexName) -> Id {
         // A term that sums over an index is translated afresh at each use, with new index
         // names, so that a product of two uses (`E ^ 2`) can pull both sums out; the memo
         // takes over when the input repeats such terms so often that this would grow large.
         let key = (std::rc::Rc::as_ptr(term), i, j);
-        let fresh_each_use = self.budget > 0 && binds_index(term);
-        if !fresh_each_use {
+        let fresh_each_use = self.budget > 0 && binds_index(term, &mut self.binders);
+        if self.budget == 0 || !binds_index(term, &mut self.binders) {
             if let Some(&id) = self.relations.get(&key) {
                 return id;
             }
         }
         self.budget = self.budget.saturating_sub(1);
+        // The index a sum of this term binds: fresh at each use while the budget lasts, then
+        // one per term (sound: an aggregate's index is local to it).
+        let inner = |lowering: &mut Self, size: u64, which: u8| {
+            if fresh_each_use {
+                lowering.egraph.analysis.fresh_index(size)
+            } else {
+                *lowering
+                    .inner
+                    .entry((key.0, which))
+                    .or_insert_with(|| lowering.egraph.analysis.fresh_index(size))
+            }
+        };
         let unit_or = |size: u64, index: IndexName| {
             if size == 1 {
                 IndexName::UNIT
@@ -124,7 +160,7 @@ impl<'a> Lowering<'a> {
             Op::Const(c) => self.egraph.add(Math::Num(Constant::new(c))),
             Op::MatMul => {
                 let (a, b) = (&term.args[0], &term.args[1]);
-                let k = self.egraph.analysis.fresh_index(a.shape.cols);
+                let k = inner(self, a.shape.cols, 0);
                 let x = self.relation(a, i, k);
                 let y = self.relation(b, k, j);
                 let product = self.egraph.add(Math::Join([x, y]));
@@ -146,15 +182,19 @@ impl<'a> Lowering<'a> {
                 let r = if term.op == Op::RowSums {
                     i
                 } else {
-                    self.egraph.analysis.fresh_index(a.shape.rows)
+                    inner(self, a.shape.rows, 0)
                 };
                 let c = if term.op == Op::ColSums {
                     j
                 } else {
-                    self.egraph.analysis.fresh_index(a.shape.cols)
+                    inner(self, a.shape.cols, 1)
                 };
                 let body = self.relation(a, r, c);
-                let inner = if term.op == Op::RowSums { body } else { self.aggregate(r, body) };
+                let inner = if term.op == Op::RowSums {
+                    body
+                } else {
+                    self.aggregate(r, body)
+                };
                 if term.op == Op::ColSums {
                     inner
                 } else {

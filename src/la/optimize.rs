@@ -133,12 +133,15 @@ fn stop_text(reason: &Option<StopReason>) -> String {
     }
 }
 
+/// A test that ends a saturation early: true when its goal is reached.
+type GoalTest = Box<dyn Fn(&LaEGraph) -> bool>;
+
 /// Runs the rules on `egraph` within `options`; `stop` may end the run early (it returns true
 /// when the goal is reached).
 fn saturate(
     egraph: LaEGraph,
     options: &LaOptions,
-    stop: Option<Box<dyn Fn(&LaEGraph) -> bool>>,
+    stop: Option<GoalTest>,
 ) -> Result<(LaEGraph, SaturationStats), OptimizeError> {
     let start = Instant::now();
     let mut runner = Runner::<Math, LaAnalysis, ()>::new(LaAnalysis::default())
@@ -185,18 +188,21 @@ fn saturate(
 /// The matrix nodes of terms as written, with their classes (for the original's cost).
 fn written_nodes(egraph: &LaEGraph, names: &[Input], terms: &[&Term]) -> Vec<(Id, Math)> {
     let mut out = Vec::new();
-    let mut seen: FxHashMap<*const super::check::Node, ()> = FxHashMap::default();
+    let mut seen: FxHashMap<*const super::check::Node, Option<Id>> = FxHashMap::default();
     fn go(
         egraph: &LaEGraph,
         t: &Term,
         names: &[Input],
-        seen: &mut FxHashMap<*const super::check::Node, ()>,
+        seen: &mut FxHashMap<*const super::check::Node, Option<Id>>,
         out: &mut Vec<(Id, Math)>,
     ) -> Option<Id> {
+        if let Some(class) = seen.get(&std::rc::Rc::as_ptr(t)) {
+            return *class;
+        }
         let args: Vec<Id> = t
             .args
             .iter()
-            .map(|a| go(egraph, a, names, seen, out))
+            .map(|a| crate::support::stack::guarded(|| go(egraph, a, names, seen, out)))
             .collect::<Option<_>>()?;
         let node = match t.op {
             Op::Input(_) | Op::Const(_) => return lookup_leaf(egraph, t, names),
@@ -210,14 +216,15 @@ fn written_nodes(egraph: &LaEGraph, names: &[Input], terms: &[&Term]) -> Vec<(Id
             Op::Map(f) => Math::Map([egraph.lookup(Math::Func(f))?, args[0]]),
         };
         let class = egraph.lookup(node.clone())?;
-        if seen.insert(std::rc::Rc::as_ptr(t), ()).is_none() {
-            out.push((class, node));
-        }
+        seen.insert(std::rc::Rc::as_ptr(t), Some(class));
+        out.push((class, node));
         Some(class)
     }
     fn lookup_leaf(egraph: &LaEGraph, t: &Term, names: &[Input]) -> Option<Id> {
         match t.op {
-            Op::Const(c) => egraph.lookup(Math::Lit(super::lang::Literal(super::lang::Constant::new(c)))),
+            Op::Const(c) => egraph.lookup(Math::Lit(super::lang::Literal(
+                super::lang::Constant::new(c),
+            ))),
             Op::Input(k) => egraph.lookup(Math::Var(egg::Symbol::from(&names[k].name))),
             _ => None,
         }
@@ -241,8 +248,11 @@ pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, Opti
     let (egraph, stats) = saturate(egraph, options, None)?;
     let start = Instant::now();
     let root_ids: Vec<Id> = roots.iter().map(|(_, r)| egraph.find(*r)).collect();
-    let Extracted { expr, roots: placed, cost } =
-        greedy_dag(&egraph, &root_ids).ok_or(OptimizeError::NoPlan)?;
+    let Extracted {
+        expr,
+        roots: placed,
+        cost,
+    } = greedy_dag(&egraph, &root_ids).ok_or(OptimizeError::NoPlan)?;
     let extraction = start.elapsed();
     let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
     let original_cost = original_cost(&egraph, program, &terms);
@@ -278,7 +288,11 @@ pub struct Proof {
 
 /// Tries to prove `assertion` by saturation: both sides are added to one e-graph, which grows
 /// until they are in one e-class or a limit is reached.
-pub fn prove(program: &LaProgram, assertion: &Assertion, options: &LaOptions) -> Result<Proof, OptimizeError> {
+pub fn prove(
+    program: &LaProgram,
+    assertion: &Assertion,
+    options: &LaOptions,
+) -> Result<Proof, OptimizeError> {
     let mut egraph = LaEGraph::new(LaAnalysis::default());
     let (a, b) = {
         let mut lowering = Lowering::new(&mut egraph, &program.inputs);
@@ -316,14 +330,15 @@ pub enum Check {
 }
 
 /// The most entries (inputs, intermediates and work) the dense check takes on.
-const CHECK_BUDGET: f64 = 1.0e9;
+const CHECK_BUDGET: f64 = 1.0e8;
 
 /// Evaluates the outputs as written and the plan on the same random inputs (dense and sparse).
 pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
+    let mut seen = FxHashMap::default();
     let work = program
         .outputs
         .iter()
-        .map(|(_, t)| dense_work(t))
+        .map(|(_, t)| dense_work(t, &mut seen))
         .sum::<f64>()
         + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
     if work > CHECK_BUDGET {
@@ -350,11 +365,18 @@ pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
     Check::Agrees(worst)
 }
 
-/// A bound on the dense evaluator's work for a term (as written).
-fn dense_work(t: &Term) -> f64 {
+/// A bound on the dense evaluator's work for a term as written; each shared term once.
+fn dense_work(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> f64 {
+    if seen.insert(std::rc::Rc::as_ptr(t), ()).is_some() {
+        return 0.0;
+    }
     let own = match t.op {
         Op::MatMul => t.args[0].shape.size() * t.args[1].shape.cols as f64,
         _ => t.shape.size() + t.args.iter().map(|a| a.shape.size()).sum::<f64>(),
     };
-    own + t.args.iter().map(dense_work).sum::<f64>()
+    own + t
+        .args
+        .iter()
+        .map(|a| crate::support::stack::guarded(|| dense_work(a, seen)))
+        .sum::<f64>()
 }

@@ -94,7 +94,7 @@ impl Printer<'_> {
         if let Some(name) = self.names.get(&usize::from(id)) {
             return name.clone();
         }
-        let (text, level) = self.bare(id);
+        let (text, level) = crate::support::stack::guarded(|| self.bare(id));
         if level < min {
             format!("({text})")
         } else {
@@ -119,7 +119,10 @@ impl Printer<'_> {
                     };
                     return (format!("{} - {right}", self.expr(*a, ADD)), ADD);
                 }
-                (format!("{} + {}", self.expr(*a, ADD), self.expr(*b, MUL)), ADD)
+                (
+                    format!("{} + {}", self.expr(*a, ADD), self.expr(*b, MUL)),
+                    ADD,
+                )
             }
             Math::Mul([a, b]) => {
                 if self.literal(*a) == Some(-1.0) {
@@ -130,10 +133,16 @@ impl Printer<'_> {
                 }
                 if let Math::Map([f, y]) = self.node(*b) {
                     if matches!(self.node(*f), Math::Func(super::check::Func::Inv)) {
-                        return (format!("{} / {}", self.expr(*a, MUL), self.expr(*y, MMUL)), MUL);
+                        return (
+                            format!("{} / {}", self.expr(*a, MUL), self.expr(*y, MMUL)),
+                            MUL,
+                        );
                     }
                 }
-                (format!("{} * {}", self.expr(*a, MUL), self.expr(*b, MMUL)), MUL)
+                (
+                    format!("{} * {}", self.expr(*a, MUL), self.expr(*b, MMUL)),
+                    MUL,
+                )
             }
             Math::MMul([a, b]) => (
                 format!("{} %*% {}", self.expr(*a, MMUL), self.expr(*b, NEG)),
@@ -144,7 +153,9 @@ impl Printer<'_> {
             Math::RowSums(x) => call("rowSums", *x),
             Math::ColSums(x) => call("colSums", *x),
             Math::Map([f, x]) => match self.node(*f) {
-                Math::Func(super::check::Func::Inv) => (format!("1 / {}", self.expr(*x, MMUL)), MUL),
+                Math::Func(super::check::Func::Inv) => {
+                    (format!("1 / {}", self.expr(*x, MMUL)), MUL)
+                }
                 Math::Func(func) => call(func.name(), *x),
                 other => (format!("{other}"), ATOM),
             },

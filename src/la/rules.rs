@@ -42,7 +42,10 @@ fn not_free(i: &'static str, a: &'static str) -> impl Fn(&mut LaEGraph, Id, &Sub
 fn schema_within(a: &'static str, x: &'static str) -> impl Fn(&mut LaEGraph, Id, &Subst) -> bool {
     move |egraph, _, subst| {
         let outer = data(egraph, subst, x).schema().to_vec();
-        data(egraph, subst, a).schema().iter().all(|i| outer.contains(i))
+        data(egraph, subst, a)
+            .schema()
+            .iter()
+            .all(|i| outer.contains(i))
     }
 }
 
@@ -76,18 +79,28 @@ pub fn relational() -> Vec<LaRewrite> {
 pub fn lifting() -> Vec<LaRewrite> {
     let bound2 = |op: &str| format!("({op} (bind ?a ?b ?A) (bind ?c ?d ?B))");
     vec![
-        Rewrite::new("lift-join", pattern(&bound2("*")), LiftPair { union: false })
+        Rewrite::new(
+            "lift-join",
+            pattern(&bound2("*")),
+            LiftPair { union: false },
+        )
+        .expect("a valid rule"),
+        Rewrite::new(
+            "lift-union",
+            pattern(&bound2("+")),
+            LiftPair { union: true },
+        )
+        .expect("a valid rule"),
+        Rewrite::new("lift-agg", pattern("(agg ?j (bind ?a ?b ?A))"), LiftAgg)
             .expect("a valid rule"),
-        Rewrite::new("lift-union", pattern(&bound2("+")), LiftPair { union: true })
-            .expect("a valid rule"),
-        Rewrite::new("lift-agg", pattern("(agg ?j (bind ?a ?b ?A))"), LiftAgg).expect("a valid rule"),
         Rewrite::new(
             "lift-mmul",
             pattern("(agg ?j (* (bind ?a ?b ?A) (bind ?c ?d ?B)))"),
             LiftMatMul,
         )
         .expect("a valid rule"),
-        Rewrite::new("lift-map", pattern("(map ?f (bind ?a ?b ?A))"), LiftMap).expect("a valid rule"),
+        Rewrite::new("lift-map", pattern("(map ?f (bind ?a ?b ?A))"), LiftMap)
+            .expect("a valid rule"),
         Rewrite::new("transpose", pattern("(bind ?a ?b ?A)"), Transpose).expect("a valid rule"),
         Rewrite::new("unbind", pattern("(bind ?a ?b ?A)"), Unbind).expect("a valid rule"),
         rewrite!("t-t"; "(t (t ?A))" => "?A"),
