@@ -31,6 +31,20 @@ pub struct LaArgs {
     /// Seed of `sample` and of the random inputs of the numerical check.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// Write the plan as C to this file (and its header beside it, `.h`): dense operations
+    /// compiled from Rise, sparse inputs in CSR.
+    #[arg(short = 'o', long = "output", value_name = "FILE.c")]
+    pub output: Option<String>,
+    /// With `-o`: compile the outputs as written instead of the plan (for comparisons).
+    #[arg(long, requires = "output")]
+    pub original: bool,
+    /// Compile the outputs as written and the plan as C, check that they agree on random
+    /// inputs (sparse ones with their declared non-zeros) and time both.
+    #[arg(long)]
+    pub bench: bool,
+    /// Calls timed per function with `--bench` (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub rounds: usize,
     /// Print what each saturation did (iterations, e-nodes, why it stopped, time) on standard
     /// error.
     #[arg(long)]
@@ -112,6 +126,29 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
             cost(plan.original_cost),
             cost(plan.plan_cost)
         );
+        if let Some(path) = &args.output {
+            write_c(path, &program, &plan, args.original)?;
+        }
+        if args.bench {
+            let dir = tempfile::tempdir().map_err(|e| format!("error: cannot make a directory: {e}"))?;
+            let t = la::codegen::bench::run(&program, &plan, args.rounds.max(1), dir.path())
+                .map_err(|e| if e.starts_with("error") { e } else { format!("error: {e}") })?;
+            if t.error > 1e-3 {
+                return Err(format!(
+                    "error: internal compiler error: the plan's C differs from the outputs' (relative difference {:.1e})",
+                    t.error
+                ));
+            }
+            let _ = writeln!(
+                stdout,
+                "benchmark (risec C, median of {} calls): as written {:.3} ms, plan {:.3} ms, speed-up {:.1}x (outputs agree within {:.1e})",
+                t.rounds,
+                t.original_ms,
+                t.plan_ms,
+                t.original_ms / t.plan_ms.max(1e-6),
+                t.error
+            );
+        }
     }
     let mut code = 0;
     for assertion in &program.assertions {
@@ -152,4 +189,35 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
 
 fn round_ms(d: Duration) -> Duration {
     Duration::from_millis(d.as_millis() as u64)
+}
+
+/// Writes the plan (or the outputs as written) as `path` and its header.
+fn write_c(path: &str, program: &la::LaProgram, plan: &la::LaPlan, original: bool) -> Result<(), String> {
+    let path = std::path::Path::new(path);
+    let header_path = path.with_extension("h");
+    let header_name = header_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan.h".into());
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut function: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !function.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        function.insert_str(0, "la_");
+    }
+    let file = if original {
+        let (expr, roots) = la::codegen::written(program);
+        la::codegen::c_file(&function, &header_name, &expr, &roots, program)
+    } else {
+        la::codegen::c_file(&function, &header_name, &plan.expr, &plan.roots, program)
+    }
+    .map_err(|e| format!("error: internal compiler error: {e}"))?;
+    crate::support::output::write_atomically(&header_path, &file.header).map_err(|e| e.to_string())?;
+    crate::support::output::write_atomically(path, &file.source).map_err(|e| e.to_string())?;
+    Ok(())
 }

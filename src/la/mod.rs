@@ -24,6 +24,7 @@
 
 mod ast;
 mod check;
+pub mod codegen;
 mod eval;
 mod extract;
 mod lang;
