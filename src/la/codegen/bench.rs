@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
         plan_args.push(format!("p_{name}"));
         let _ = writeln!(
             compare,
-            "    {{ double e = la_error(o_{name}, p_{name}, {n}LL); if (e > err || e != e) err = e; }}"
+            "    {{ double e = la_error(o_{name}, p_{name}, {n}LL); if (e > err || e != e) err = e; }}\n    printf(\"VALUE {name} %.6e %.6e\\n\", o_{name}[0], p_{name}[0]);"
         );
     }
     let (oa, pa) = (original_args.join(", "), plan_args.join(", "));

@@ -260,6 +260,17 @@ impl Emitter<'_> {
                 let sparse_side = [(a, b), (b, a)].into_iter().find(|&(x, y)| {
                     self.sparse(x).is_some() && self.sparse(y).is_none() && self.shape(x) == s
                 });
+                let both_sparse = self.sparse(a).is_some()
+                    && self.sparse(b).is_some()
+                    && self.shape(a) == s
+                    && self.shape(b) == s;
+                if op == BinOp::Mul && both_sparse {
+                    let (x, y) = (self.sparse(a).unwrap_or_default(), self.sparse(b).unwrap_or_default());
+                    let out = self.sparse_temp(i);
+                    self.call(format!("la_csr_mul_csr({x}, {y}, {out})"));
+                    self.values[i] = Some(Value::Sparse(out));
+                    return Ok(());
+                }
                 match (op, sparse_side) {
                     (BinOp::Mul, Some((x, y))) => {
                         let sx = self.sparse(x).unwrap_or_default();

@@ -104,7 +104,9 @@ impl DenseKernel {
             .map_err(|e| format!("{e:?}"))?;
         let budget = Budget::new(std::time::Duration::from_secs(60), u64::MAX);
         let lowered = crate::lowlevel::lower_within(&program, &budget).map_err(|e| e.to_string())?;
-        let options = crate::backend_c::CodegenOptions::new("");
+        let mut options = crate::backend_c::CodegenOptions::new("");
+        // Sums of millions of entries need a double accumulator to stay accurate in f32.
+        options.wide_scalars = true;
         let c = crate::backend_c::emit_c(&lowered, &options).map_err(|e| e.to_string())?;
         Ok(format!("{}\n{}", c.header, c.source))
     }

@@ -64,6 +64,43 @@ static inline int la_csr_mul_dense(const la_csr *a, const float *d, int drows, i
     return 0;
 }
 
+/* out = a ⊙ b for two sparse matrices of one shape: the entries in both (a square a ⊙ a
+ * keeps a's structure). Returns 2 when out of memory. */
+static inline int la_csr_mul_csr(const la_csr *a, const la_csr *b, la_csr *out) {
+    if (a == b) {
+        *out = *a;
+        out->owns_structure = 0;
+        out->val = malloc(sizeof(float) * (size_t)(a->nnz > 0 ? a->nnz : 1));
+        if (!out->val) return 2;
+        for (int p = 0; p < a->nnz; p++) out->val[p] = a->val[p] * a->val[p];
+        return 0;
+    }
+    const int cap = a->nnz < b->nnz ? a->nnz : b->nnz;
+    out->rows = a->rows;
+    out->cols = a->cols;
+    out->owns_structure = 1;
+    out->rowptr = malloc(sizeof(int) * ((size_t)a->rows + 1));
+    out->col = malloc(sizeof(int) * (size_t)(cap > 0 ? cap : 1));
+    out->val = malloc(sizeof(float) * (size_t)(cap > 0 ? cap : 1));
+    if (!out->rowptr || !out->col || !out->val) return 2;
+    int q = 0;
+    for (int i = 0; i < a->rows; i++) {
+        out->rowptr[i] = q;
+        int p = a->rowptr[i], r = b->rowptr[i];
+        while (p < a->rowptr[i + 1] && r < b->rowptr[i + 1]) {
+            if (a->col[p] < b->col[r]) p++;
+            else if (a->col[p] > b->col[r]) r++;
+            else {
+                out->col[q] = a->col[p];
+                out->val[q++] = a->val[p++] * b->val[r++];
+            }
+        }
+    }
+    out->rowptr[a->rows] = q;
+    out->nnz = q;
+    return 0;
+}
+
 /* out = f(a) for an f with f(0) = 0 (0: abs, 1: relu, 2: sqrt); shares a's structure. */
 static inline int la_csr_map(const la_csr *a, int f, la_csr *out) {
     *out = *a;
@@ -105,16 +142,16 @@ static inline int la_csr_transpose(const la_csr *a, la_csr *out) {
 }
 
 static inline void la_csr_sum(const la_csr *a, float *out) {
-    float s = 0.0f;
+    double s = 0.0;
     for (int p = 0; p < a->nnz; p++) s += a->val[p];
-    out[0] = s;
+    out[0] = (float)s;
 }
 
 static inline void la_csr_rowsums(const la_csr *a, float *out) {
     for (int i = 0; i < a->rows; i++) {
-        float s = 0.0f;
+        double s = 0.0;
         for (int p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) s += a->val[p];
-        out[i] = s;
+        out[i] = (float)s;
     }
 }
 
