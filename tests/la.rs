@@ -225,3 +225,78 @@ fn bad_input_is_reported_at_its_place() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("cannot read"));
 }
+
+/// Compiles a C file with warnings as errors.
+fn compiles_cleanly(c: &std::path::Path) {
+    let out = std::process::Command::new("cc")
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-c"])
+        .arg(c)
+        .arg("-o")
+        .arg(c.with_extension("o"))
+        .output()
+        .expect("cc runs");
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        c.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn plans_compile_to_c_that_agrees_with_the_outputs_as_written() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (flag, name) in [
+        (None, "la_kernels_plan.c"),
+        (Some("--original"), "la_kernels_original.c"),
+    ] {
+        let c = dir.join(name);
+        let mut args = vec!["la", "tests/la/kernels.la", "-o", c.to_str().unwrap()];
+        args.extend(flag);
+        let out = risec(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let header = std::fs::read_to_string(c.with_extension("h")).unwrap();
+        assert!(header.contains("const la_csr *in_X"), "{header}");
+        compiles_cleanly(&c);
+    }
+    // The plan's C against the outputs' C on random inputs (sparse X in CSR).
+    let out = risec(&["la", "tests/la/kernels.la", "--bench", "--rounds", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("outputs agree within"),
+        "{}",
+        stdout(&out)
+    );
+    // With a matmul sketch for the products (tiles of 32, sizes that 32 does not divide).
+    let out = risec(&[
+        "la",
+        "tests/la/kernels.la",
+        "--bench",
+        "--rounds",
+        "1",
+        "--matmul-sketch",
+        "sketches/matmul/blocking.sk",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("outputs agree within"),
+        "{}",
+        stdout(&out)
+    );
+    // Each workload, scaled down, likewise.
+    for name in ["loss", "als", "pnmf", "mlr", "glm", "l2svm"] {
+        let path = format!("examples/la/{name}.la");
+        let text = read(&path)
+            .replace("20000", "300")
+            .replace("5000", "70")
+            .replace("1000", "50");
+        let file = temp_file(&format!("bench-{name}.la"), text.as_bytes());
+        let out = risec(&["la", file.to_str().unwrap(), "--bench", "--rounds", "1"]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains("speed-up"),
+            "{name}: {}",
+            stdout(&out)
+        );
+    }
+}

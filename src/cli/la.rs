@@ -42,6 +42,10 @@ pub struct LaArgs {
     /// inputs (sparse ones with their declared non-zeros) and time both.
     #[arg(long)]
     pub bench: bool,
+    /// A matmul sketch file (`sketches/matmul/*.sk`) for the matrix products of the C (`-o`,
+    /// `--bench`): SPORES decides what to compute, the sketch how to compute a product.
+    #[arg(long, value_name = "FILE.sk")]
+    pub matmul_sketch: Option<String>,
     /// Calls timed per function with `--bench` (the median is reported).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub rounds: usize,
@@ -126,13 +130,22 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
             cost(plan.original_cost),
             cost(plan.plan_cost)
         );
+        let sketch = args.matmul_sketch.as_deref().map(std::path::Path::new);
         if let Some(path) = &args.output {
-            write_c(path, &program, &plan, args.original)?;
+            write_c(path, &program, &plan, args.original, sketch)?;
         }
         if args.bench {
-            let dir = tempfile::tempdir().map_err(|e| format!("error: cannot make a directory: {e}"))?;
-            let t = la::codegen::bench::run(&program, &plan, args.rounds.max(1), dir.path())
-                .map_err(|e| if e.starts_with("error") { e } else { format!("error: {e}") })?;
+            let dir =
+                tempfile::tempdir().map_err(|e| format!("error: cannot make a directory: {e}"))?;
+            let t =
+                la::codegen::bench::run(&program, &plan, args.rounds.max(1), dir.path(), sketch)
+                    .map_err(|e| {
+                        if e.starts_with("error") {
+                            e
+                        } else {
+                            format!("error: {e}")
+                        }
+                    })?;
             if t.error > 1e-3 {
                 return Err(format!(
                     "error: internal compiler error: the plan's C differs from the outputs' (relative difference {:.1e})",
@@ -192,7 +205,13 @@ fn round_ms(d: Duration) -> Duration {
 }
 
 /// Writes the plan (or the outputs as written) as `path` and its header.
-fn write_c(path: &str, program: &la::LaProgram, plan: &la::LaPlan, original: bool) -> Result<(), String> {
+fn write_c(
+    path: &str,
+    program: &la::LaProgram,
+    plan: &la::LaPlan,
+    original: bool,
+    sketch: Option<&std::path::Path>,
+) -> Result<(), String> {
     let path = std::path::Path::new(path);
     let header_path = path.with_extension("h");
     let header_name = header_path
@@ -212,12 +231,26 @@ fn write_c(path: &str, program: &la::LaProgram, plan: &la::LaPlan, original: boo
     }
     let file = if original {
         let (expr, roots) = la::codegen::written(program);
-        la::codegen::c_file(&function, &header_name, &expr, &roots, program)
+        la::codegen::c_file(&function, &header_name, &expr, &roots, program, sketch)
     } else {
-        la::codegen::c_file(&function, &header_name, &plan.expr, &plan.roots, program)
+        la::codegen::c_file(
+            &function,
+            &header_name,
+            &plan.expr,
+            &plan.roots,
+            program,
+            sketch,
+        )
     }
-    .map_err(|e| format!("error: internal compiler error: {e}"))?;
-    crate::support::output::write_atomically(&header_path, &file.header).map_err(|e| e.to_string())?;
+    .map_err(|e| {
+        if e.starts_with("error") {
+            e
+        } else {
+            format!("error: internal compiler error: {e}")
+        }
+    })?;
+    crate::support::output::write_atomically(&header_path, &file.header)
+        .map_err(|e| e.to_string())?;
     crate::support::output::write_atomically(path, &file.source).map_err(|e| e.to_string())?;
     Ok(())
 }

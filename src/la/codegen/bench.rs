@@ -89,12 +89,19 @@ static double la_error(const float *a, const float *b, long long n) {
 int main(int argc, char **argv) {
 "#,
     );
-    let _ = writeln!(c, "    int rounds = argc > 1 ? atoi(argv[1]) : {rounds};\n    if (rounds < 1) rounds = 1;");
+    let _ = writeln!(
+        c,
+        "    int rounds = argc > 1 ? atoi(argv[1]) : {rounds};\n    if (rounds < 1) rounds = 1;"
+    );
     let mut args = Vec::new();
     for input in &program.inputs {
         let (r, k) = (input.shape.rows, input.shape.cols);
         if input.is_sparse() {
-            let _ = writeln!(c, "    la_csr in_{} = la_sparse({r}, {k}, {}LL);", input.name, input.nnz as u64);
+            let _ = writeln!(
+                c,
+                "    la_csr in_{} = la_sparse({r}, {k}, {}LL);",
+                input.name, input.nnz as u64
+            );
             args.push(format!("&in_{}", input.name));
         } else {
             let _ = writeln!(c, "    float *in_{} = la_dense({}LL);", input.name, r * k);
@@ -137,12 +144,32 @@ int main(int argc, char **argv) {
     c
 }
 
-/// Compiles the outputs as written and `plan` into `dir`, runs the driver and returns what it
-/// measured; errors are messages (a compiler failure, a function error, a wrong result).
-pub fn run(program: &LaProgram, plan: &LaPlan, rounds: usize, dir: &Path) -> Result<Timing, String> {
+/// Compiles the outputs as written and `plan` into `dir` (matrix products with `matmul_sketch`
+/// when given), runs the driver and returns what it measured; errors are messages (a compiler failure, a function error, a wrong result).
+pub fn run(
+    program: &LaProgram,
+    plan: &LaPlan,
+    rounds: usize,
+    dir: &Path,
+    matmul_sketch: Option<&Path>,
+) -> Result<Timing, String> {
     let (expr, roots) = written(program);
-    let original = c_file("la_original", "original.h", &expr, &roots, program)?;
-    let optimised = c_file("la_plan", "plan.h", &plan.expr, &plan.roots, program)?;
+    let original = c_file(
+        "la_original",
+        "original.h",
+        &expr,
+        &roots,
+        program,
+        matmul_sketch,
+    )?;
+    let optimised = c_file(
+        "la_plan",
+        "plan.h",
+        &plan.expr,
+        &plan.roots,
+        program,
+        matmul_sketch,
+    )?;
     let write = |name: &str, text: &str| {
         std::fs::write(dir.join(name), text).map_err(|e| format!("cannot write {name}: {e}"))
     };
@@ -170,7 +197,11 @@ pub fn run(program: &LaProgram, plan: &LaPlan, rounds: usize, dir: &Path) -> Res
             .find_map(|l| l.strip_prefix(tag))
             .and_then(|v| v.trim().parse().ok())
     };
-    match (field("TIME original "), field("TIME plan "), field("ERROR ")) {
+    match (
+        field("TIME original "),
+        field("TIME plan "),
+        field("ERROR "),
+    ) {
         (Some(original_ms), Some(plan_ms), Some(error)) => Ok(Timing {
             original_ms,
             plan_ms,

@@ -37,7 +37,10 @@ pub fn shapes(expr: &RecExpr<Math>, inputs: &[Input]) -> Vec<Option<Shape>> {
     for node in expr.as_ref() {
         let s = |id: &Id| out[usize::from(*id)].unwrap_or(Shape::SCALAR);
         let shape = match node {
-            Math::Var(v) => inputs.iter().find(|i| i.name == v.as_str()).map(|i| i.shape),
+            Math::Var(v) => inputs
+                .iter()
+                .find(|i| i.name == v.as_str())
+                .map(|i| i.shape),
             Math::Lit(_) => Some(Shape::SCALAR),
             Math::Func(_) => None,
             Math::MMul([a, b]) => Some(Shape {
@@ -102,7 +105,11 @@ pub fn plan_function(
             }
         })
         .collect();
-    params.extend(roots.iter().map(|(n, _)| format!("float *{}", ident("out", n))));
+    params.extend(
+        roots
+            .iter()
+            .map(|(n, _)| format!("float *{}", ident("out", n))),
+    );
     let signature = format!("int {name}({})", params.join(", "));
     let mut e = Emitter {
         nodes,
@@ -221,7 +228,11 @@ impl Emitter<'_> {
             }
             Math::Lit(l) => {
                 let v = format!("v{i}");
-                let _ = writeln!(self.decls, "    float {v}[1] = {{{:?}f}};", l.0.value() as f32);
+                let _ = writeln!(
+                    self.decls,
+                    "    float {v}[1] = {{{:?}f}};",
+                    l.0.value() as f32
+                );
                 Value::Dense(v)
             }
             Math::Func(_) => return Ok(()),
@@ -232,11 +243,19 @@ impl Emitter<'_> {
                 match (self.sparse(a), self.sparse(b)) {
                     (Some(x), None) => {
                         let d = self.dense(b);
-                        let _ = writeln!(self.body, "    la_csr_mm_dense({x}, {}, {d}, {out});", sb.cols);
+                        let _ = writeln!(
+                            self.body,
+                            "    la_csr_mm_dense({x}, {}, {d}, {out});",
+                            sb.cols
+                        );
                     }
                     (None, Some(y)) => {
                         let d = self.dense(a);
-                        let _ = writeln!(self.body, "    la_dense_mm_csr({}, {d}, {y}, {out});", sa.rows);
+                        let _ = writeln!(
+                            self.body,
+                            "    la_dense_mm_csr({}, {d}, {y}, {out});",
+                            sa.rows
+                        );
                     }
                     _ => {
                         let (da, db) = (self.dense(a), self.dense(b));
@@ -265,7 +284,10 @@ impl Emitter<'_> {
                     && self.shape(a) == s
                     && self.shape(b) == s;
                 if op == BinOp::Mul && both_sparse {
-                    let (x, y) = (self.sparse(a).unwrap_or_default(), self.sparse(b).unwrap_or_default());
+                    let (x, y) = (
+                        self.sparse(a).unwrap_or_default(),
+                        self.sparse(b).unwrap_or_default(),
+                    );
                     let out = self.sparse_temp(i);
                     self.call(format!("la_csr_mul_csr({x}, {y}, {out})"));
                     self.values[i] = Some(Value::Sparse(out));
@@ -297,7 +319,10 @@ impl Emitter<'_> {
                     let d = self.dense(a);
                     let out = self.dense_temp(i, "");
                     self.kernels.insert(DenseKernel::Transpose);
-                    self.call(format!("la_transpose({}, {}, {out}, {d})", sa.rows, sa.cols));
+                    self.call(format!(
+                        "la_transpose({}, {}, {out}, {d})",
+                        sa.rows, sa.cols
+                    ));
                     Value::Dense(out)
                 }
             }
@@ -359,7 +384,8 @@ impl Emitter<'_> {
                                     Func::Sqrt => 2,
                                     _ => 3,
                                 };
-                                let _ = writeln!(self.body, "    la_map_c({code}, {n}, {out}, {d});");
+                                let _ =
+                                    writeln!(self.body, "    la_map_c({code}, {n}, {out}, {d});");
                             }
                         }
                         Value::Dense(out)
@@ -382,23 +408,50 @@ impl Emitter<'_> {
         let col = |x: Shape| x.cols == 1 && x.rows == s.rows && s.cols > 1;
         let row = |x: Shape| x.rows == 1 && x.cols == s.cols && s.rows > 1;
         let (kernel, args) = if sa == sb {
-            (Broadcast::Same, format!("{}, {out}, {da}, {db}", s.rows * s.cols))
+            (
+                Broadcast::Same,
+                format!("{}, {out}, {da}, {db}", s.rows * s.cols),
+            )
         } else if sa == scalar {
-            (Broadcast::Scalar, format!("{}, {out}, {da}[0], {db}", s.rows * s.cols))
+            (
+                Broadcast::Scalar,
+                format!("{}, {out}, {da}[0], {db}", s.rows * s.cols),
+            )
         } else if sb == scalar {
-            (Broadcast::Scalar, format!("{}, {out}, {db}[0], {da}", s.rows * s.cols))
+            (
+                Broadcast::Scalar,
+                format!("{}, {out}, {db}[0], {da}", s.rows * s.cols),
+            )
         } else if col(sa) && sb == s {
-            (Broadcast::Column, format!("{}, {}, {out}, {da}, {db}", s.rows, s.cols))
+            (
+                Broadcast::Column,
+                format!("{}, {}, {out}, {da}, {db}", s.rows, s.cols),
+            )
         } else if col(sb) && sa == s {
-            (Broadcast::Column, format!("{}, {}, {out}, {db}, {da}", s.rows, s.cols))
+            (
+                Broadcast::Column,
+                format!("{}, {}, {out}, {db}, {da}", s.rows, s.cols),
+            )
         } else if row(sa) && sb == s {
-            (Broadcast::Row, format!("{}, {}, {out}, {da}, {db}", s.rows, s.cols))
+            (
+                Broadcast::Row,
+                format!("{}, {}, {out}, {da}, {db}", s.rows, s.cols),
+            )
         } else if row(sb) && sa == s {
-            (Broadcast::Row, format!("{}, {}, {out}, {db}, {da}", s.rows, s.cols))
+            (
+                Broadcast::Row,
+                format!("{}, {}, {out}, {db}, {da}", s.rows, s.cols),
+            )
         } else if col(sa) && row(sb) {
-            (Broadcast::Outer, format!("{}, {}, {out}, {da}, {db}", s.rows, s.cols))
+            (
+                Broadcast::Outer,
+                format!("{}, {}, {out}, {da}, {db}", s.rows, s.cols),
+            )
         } else {
-            (Broadcast::Outer, format!("{}, {}, {out}, {db}, {da}", s.rows, s.cols))
+            (
+                Broadcast::Outer,
+                format!("{}, {}, {out}, {db}, {da}", s.rows, s.cols),
+            )
         };
         let k = DenseKernel::Elementwise(op, kernel);
         self.kernels.insert(k);
@@ -412,7 +465,13 @@ pub fn is_plan(expr: &RecExpr<Math>) -> bool {
     expr.as_ref().iter().all(|n| {
         !matches!(
             n,
-            Math::Join(_) | Math::Union(_) | Math::Agg(_) | Math::Bind(_) | Math::Unbind(_) | Math::Num(_) | Math::Index(_)
+            Math::Join(_)
+                | Math::Union(_)
+                | Math::Agg(_)
+                | Math::Bind(_)
+                | Math::Unbind(_)
+                | Math::Num(_)
+                | Math::Index(_)
         ) && n.children().len() <= 2
     })
 }

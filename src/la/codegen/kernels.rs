@@ -99,11 +99,27 @@ impl DenseKernel {
     /// header dropped), compiled from [`Self::rise`] by the front end, the naive lowering and
     /// the C backend.
     pub fn c_source(self) -> Result<String, String> {
+        self.c_source_with(None)
+    }
+
+    /// [`Self::c_source`]; the matrix product is first optimised with the guide steps of the
+    /// sketch file `sketch` when one is given (a matmul sketch: `sketches/matmul/*.sk`).
+    pub fn c_source_with(self, sketch: Option<&std::path::Path>) -> Result<String, String> {
         let file = SourceFile::new(format!("{}.rise", self.name()), self.rise());
-        let program = crate::frontend::load::compile_source(&file, None)
-            .map_err(|e| format!("{e:?}"))?;
-        let budget = Budget::new(std::time::Duration::from_secs(60), u64::MAX);
-        let lowered = crate::lowlevel::lower_within(&program, &budget).map_err(|e| e.to_string())?;
+        let program =
+            crate::frontend::load::compile_source(&file, None).map_err(|e| format!("{e:?}"))?;
+        let lowered = match sketch.filter(|_| self == DenseKernel::MatMul) {
+            Some(path) => {
+                let steps = crate::load_sketch(path, &program).map_err(|e| e.to_string())?;
+                crate::optimize(&program, &steps, &crate::SearchOptions::default())
+                    .map_err(|e| e.to_string())?
+                    .program
+            }
+            None => {
+                let budget = Budget::new(std::time::Duration::from_secs(60), u64::MAX);
+                crate::lowlevel::lower_within(&program, &budget).map_err(|e| e.to_string())?
+            }
+        };
         let mut options = crate::backend_c::CodegenOptions::new("");
         // Sums of millions of entries need a double accumulator to stay accurate in f32.
         options.wide_scalars = true;
@@ -129,7 +145,13 @@ mod tests {
             DenseKernel::Map("inv"),
         ];
         for op in [BinOp::Mul, BinOp::Add] {
-            for b in [Broadcast::Same, Broadcast::Scalar, Broadcast::Column, Broadcast::Row, Broadcast::Outer] {
+            for b in [
+                Broadcast::Same,
+                Broadcast::Scalar,
+                Broadcast::Column,
+                Broadcast::Row,
+                Broadcast::Outer,
+            ] {
                 all.push(DenseKernel::Elementwise(op, b));
             }
         }

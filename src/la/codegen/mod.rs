@@ -2,7 +2,7 @@
 //! and the C backend compile them), sparse operands in CSR with the hand-written C of
 //! `runtime.c` for the operations plans use on them (sparse × dense products, sparse ⊙ dense,
 //! aggregations, transposes), one function per plan ([`emit`]), and a benchmark driver that
-//! times a plan against the outputs as written ([`bench`]).
+//! times a plan against the outputs as written ([`mod@bench`]).
 
 pub mod bench;
 pub mod emit;
@@ -30,13 +30,15 @@ pub struct CFile {
 }
 
 /// The C of `function`, computing `roots` of `expr` (a plan, or the outputs as written from
-/// [`written`]); `header_name` is what the source `#include`s.
+/// [`written`]); `header_name` is what the source `#include`s; `matmul_sketch`, a sketch file
+/// for the matrix products (see [`kernels::DenseKernel::c_source_with`]).
 pub fn c_file(
     function: &str,
     header_name: &str,
     expr: &RecExpr<Math>,
     roots: &[(String, Id)],
     program: &LaProgram,
+    matmul_sketch: Option<&std::path::Path>,
 ) -> Result<CFile, String> {
     let plan = emit::plan_function(function, expr, roots, &program.inputs)?;
     let guard = format!("RISEC_{}_H", function.to_uppercase());
@@ -49,15 +51,18 @@ pub fn c_file(
         program.file.name
     );
     for k in &plan.kernels {
-        let c = k.c_source()?;
+        let c = k.c_source_with(matmul_sketch)?;
         // The kernel's own header guard keeps its declaration; its #include is not needed.
-        // Static, so that two plans' files link together.
-        let public = format!("int {}(", k.name());
+        // Every function static, so that two plans' files link together.
         for line in c.lines() {
             if line.starts_with("#include \"") {
                 continue;
             }
-            if line.starts_with(&public) {
+            let function = ["int ", "void ", "float ", "double ", "static "]
+                .iter()
+                .any(|t| line.starts_with(t))
+                && line.contains('(');
+            if function && !line.starts_with("static ") {
                 source.push_str("static ");
             }
             source.push_str(line);
