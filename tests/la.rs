@@ -300,3 +300,79 @@ fn plans_compile_to_c_that_agrees_with_the_outputs_as_written() {
         );
     }
 }
+
+/// The ILP extractor (`--features ilp`): never worse than the greedy plan it starts from, and
+/// on GLM it shares `t(X %*% v * w) %*% X` between the two outputs, which greedy misses.
+#[cfg(feature = "ilp")]
+#[test]
+fn the_ilp_extractor_is_never_worse_than_greedy() {
+    for name in ["pnmf", "als", "mlr", "glm"] {
+        let path = format!("{ROOT}/examples/la/{name}.la");
+        let program = la::load(std::path::Path::new(&path)).unwrap();
+        let greedy = la::optimize(&program, &LaOptions::default()).unwrap();
+        let options = LaOptions {
+            extractor: la::Extractor::Ilp(std::time::Duration::from_secs(20)),
+            ..LaOptions::default()
+        };
+        let ilp = la::optimize(&program, &options).unwrap();
+        assert!(
+            ilp.plan_cost <= greedy.plan_cost,
+            "{name}: {}",
+            ilp.extractor
+        );
+        if name == "glm" {
+            assert!(ilp.plan_cost < 0.9 * greedy.plan_cost, "{}", ilp.extractor);
+        }
+        let small = scaled_down(&format!("examples/la/{name}.la"));
+        let plan = la::optimize(&small, &options).unwrap();
+        assert!(matches!(la::check_plan(&small, &plan, 1), Check::Agrees(_)));
+    }
+}
+
+/// Cases a review found: `0 * x` is not zero where x may be infinite, cancellation is judged
+/// against the intermediates' scale, NaN is never "agreement", random CSR has no duplicate
+/// columns, numbers beyond f32 and odd output names are refused or handled.
+#[test]
+fn edge_cases_of_the_check_and_the_c() {
+    let case = |name: &str, text: &str, args: &[&str]| {
+        let file = temp_file(name, text.as_bytes());
+        let mut all = vec!["la", file.to_str().unwrap()];
+        all.extend(args);
+        let out = risec(&all);
+        (out.status.code(), stdout(&out), stderr(&out))
+    };
+    let nan = "input X : 50 x 40\ninput Y : 50 x 40, sparsity 0.1\noutput o = X + 0 * log(Y)\n";
+    let (code, out, err) = case("edge-nan.la", nan, &["--bench", "--rounds", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("log(Y)"), "the infinite term stays: {out}");
+    let cancel =
+        "input X : 50 x 40\noutput o = (X + 1e8) - 1e8\noutput p = X * 1e12 + X - X * 1e12\n";
+    let (code, _, err) = case("edge-cancel.la", cancel, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let dup = "input X : 200 x 3, nnz 400\noutput a = sum(X * 2 + X)\n";
+    let (code, out, err) = case("edge-dup.la", dup, &["--bench", "--rounds", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("agree"), "{out}");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let big = "input X : 5 x 4\noutput o = X * 1e39\n";
+    let c = dir.join("edge-big.c");
+    let (code, _, err) = case("edge-big.la", big, &["-o", c.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("range of f32"), "{err}");
+    let small = "input X : 5 x 4\noutput o = 2 * X\n";
+    let c = dir.join("int.c");
+    let (code, _, err) = case("edge-int.la", small, &["-o", c.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    compiles_cleanly(&c);
+    let h = dir.join("edge.h");
+    let (code, _, err) = case("edge-h.la", small, &["-o", h.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("header"), "{err}");
+    let (code, _, err) = case(
+        "edge-assert.la",
+        "input X : 2 x 2\nassert X == t(t(X))\n",
+        &["--bench"],
+    );
+    assert_eq!(code, Some(1));
+    assert!(err.contains("no `output`"), "{err}");
+}

@@ -49,6 +49,13 @@ pub struct LaArgs {
     /// Calls timed per function with `--bench` (the median is reported).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub rounds: usize,
+    /// How the plan is extracted: `greedy` (CSE-aware, fast) or `ilp` (SPORES' integer linear
+    /// program, seeded with the greedy plan; needs a risec built with `--features ilp`).
+    #[arg(long, value_name = "WHICH", default_value = "greedy", value_parser = ["greedy", "ilp"])]
+    pub extractor: String,
+    /// Time limit of the ILP extractor.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::support::units::parse_duration)]
+    pub ilp_time: Duration,
     /// Print what each saturation did (iterations, e-nodes, why it stopped, time) on standard
     /// error.
     #[arg(long)]
@@ -85,22 +92,34 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
         iterations: args.iterations,
         scheduler: args.scheduler,
         seed: args.seed,
+        extractor: if args.extractor == "ilp" {
+            la::Extractor::Ilp(args.ilp_time)
+        } else {
+            la::Extractor::Greedy
+        },
     };
     let mut stdout = String::new();
     let mut stderr = String::new();
+    if program.outputs.is_empty() && (args.output.is_some() || args.bench) {
+        return Err(format!(
+            "error: `{}` has no `output` to compile (only assertions)",
+            args.file
+        ));
+    }
     if !program.outputs.is_empty() {
         let plan = la::optimize(&program, &options).map_err(|e| e.to_string())?;
         if args.stats {
             let s = &plan.stats;
             let _ = writeln!(
                 stderr,
-                "outputs: {} iterations, {} e-nodes, {} e-classes, stopped: {}, saturation {}, extraction {}",
+                "outputs: {} iterations, {} e-nodes, {} e-classes, stopped: {}, saturation {}, extraction {} ({})",
                 s.iterations,
                 s.enodes,
                 s.eclasses,
                 s.stop,
                 humantime::format_duration(round_ms(s.time)),
                 humantime::format_duration(round_ms(plan.extraction)),
+                plan.extractor,
             );
         }
         match la::check_plan(&program, &plan, args.seed) {
@@ -146,7 +165,7 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
                             format!("error: {e}")
                         }
                     })?;
-            if t.error > 1e-3 {
+            if t.error.is_nan() || t.error > 1e-3 {
                 return Err(format!(
                     "error: internal compiler error: the plan's C differs from the outputs' (relative difference {:.1e})",
                     t.error
@@ -222,13 +241,19 @@ fn write_c(
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut function: String = stem
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if !function.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        function.insert_str(0, "la_");
+    if path.extension().is_some_and(|e| e == "h") {
+        return Err(format!(
+            "error: `{}` would be both the C file and its header; name the C file `.c`",
+            path.display()
+        ));
     }
+    // Prefixed, so that no file name makes a C keyword or a runtime function's name.
+    let function: String = std::iter::once("la_plan_".to_string())
+        .chain(
+            stem.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }.to_string()),
+        )
+        .collect();
     let file = if original {
         let (expr, roots) = la::codegen::written(program);
         la::codegen::c_file(&function, &header_name, &expr, &roots, program, sketch)

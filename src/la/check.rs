@@ -315,11 +315,11 @@ fn number(n: &Number) -> Result<f64, Diagnostic> {
 
 fn size(n: &Number, what: &str) -> Result<u64, Diagnostic> {
     match n.text.parse::<u64>() {
-        Ok(v) if (1..=1 << 31).contains(&v) => Ok(v),
+        Ok(v) if (1..=i32::MAX as u64).contains(&v) => Ok(v),
         _ => Err(Diagnostic::error(
             format!("invalid {what}"),
             n.span,
-            "expected a whole number from 1 to 2^31",
+            "expected a whole number from 1 to 2147483647",
         )),
     }
 }
@@ -444,7 +444,9 @@ impl Checker {
                             BinOp::Mul => node(Op::Mul, vec![x, y], shape),
                             _ => {
                                 let inverse = match y.op {
-                                    Op::Const(c) if c != 0.0 => constant(1.0 / c),
+                                    Op::Const(c) if c != 0.0 && (1.0 / c).is_finite() => {
+                                        constant(1.0 / c)
+                                    }
                                     _ => node(Op::Map(Func::Inv), vec![y.clone()], y.shape),
                                 };
                                 node(Op::Mul, vec![x, inverse], shape)

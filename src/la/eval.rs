@@ -128,8 +128,24 @@ fn map(f: Func, a: &Matrix) -> Matrix {
     }
 }
 
-/// Evaluates a checked expression on `inputs` (memoised on shared subterms).
-pub fn term(t: &Term, inputs: &[Matrix]) -> Matrix {
+/// Evaluates a checked expression on `inputs` (memoised on shared subterms); also returns the
+/// largest finite magnitude of any intermediate value (the scale rounding errors grow from).
+pub fn term_with_scale(t: &Term, inputs: &[Matrix]) -> (Matrix, f64) {
+    let mut memo = FxHashMap::default();
+    let m = eval_term(t, inputs, &mut memo);
+    let scale = memo
+        .values()
+        .flat_map(|m| m.data.iter())
+        .filter(|x| x.is_finite())
+        .fold(1.0f64, |s, x| s.max(x.abs()));
+    (m, scale)
+}
+
+fn eval_term(
+    t: &Term,
+    inputs: &[Matrix],
+    memo: &mut FxHashMap<*const super::check::Node, Matrix>,
+) -> Matrix {
     fn go(
         t: &Term,
         inputs: &[Matrix],
@@ -159,7 +175,7 @@ pub fn term(t: &Term, inputs: &[Matrix]) -> Matrix {
         memo.insert(key, m.clone());
         m
     }
-    go(t, inputs, &mut FxHashMap::default())
+    go(t, inputs, memo)
 }
 
 /// Evaluates the plan `expr` at `root`; `names` maps input names to their index in `inputs`.
@@ -196,9 +212,10 @@ pub fn plan(
     values[usize::from(root)].take()
 }
 
-/// The largest difference between two matrices relative to their scale; `None` when their
-/// shapes differ.
-pub fn relative_error(a: &Matrix, b: &Matrix) -> Option<f64> {
+/// The largest difference between two matrices relative to their scale (their largest entry,
+/// or `floor`, the scale of the intermediates, if larger); `None` when their shapes differ,
+/// infinite where one is NaN and the other not.
+pub fn relative_error_at(a: &Matrix, b: &Matrix, floor: f64) -> Option<f64> {
     if a.shape != b.shape {
         return None;
     }
@@ -207,13 +224,17 @@ pub fn relative_error(a: &Matrix, b: &Matrix) -> Option<f64> {
         .iter()
         .chain(&b.data)
         .filter(|x| x.is_finite())
-        .fold(1.0f64, |m, x| m.max(x.abs()));
+        .fold(floor.max(1.0), |m, x| m.max(x.abs()));
     let mut worst = 0.0f64;
     for (x, y) in a.data.iter().zip(&b.data) {
         if x.is_nan() && y.is_nan() || x == y {
             continue;
         }
-        worst = worst.max((x - y).abs() / scale);
+        let d = (x - y).abs() / scale;
+        if d.is_nan() {
+            return Some(f64::INFINITY);
+        }
+        worst = worst.max(d);
     }
     Some(worst)
 }

@@ -66,6 +66,9 @@ pub struct Extracted {
     pub roots: Vec<Id>,
     /// The plan's cost (every operation once).
     pub cost: f64,
+    /// The node chosen in each class the plan uses (the ILP's warm start).
+    #[cfg_attr(not(feature = "ilp"), allow(dead_code))]
+    pub chosen: FxHashMap<Id, Math>,
 }
 
 /// Extracts the cheapest plan computing all `roots` together; `None` when a root has no
@@ -146,39 +149,44 @@ pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
             }
         }
     }
+    let choices: FxHashMap<Id, Math> = best.into_iter().map(|(c, b)| (c, b.node)).collect();
+    build(egraph, &choices, roots)
+}
+
+/// The plan that the chosen node of each class (`choices`) makes for `roots`, with its cost
+/// (each class's operation once); `None` when a root or an operand has no choice, or the
+/// choices form a cycle.
+pub fn build(egraph: &LaEGraph, choices: &FxHashMap<Id, Math>, roots: &[Id]) -> Option<Extracted> {
     let mut expr = RecExpr::default();
     let mut placed: FxHashMap<Id, Id> = FxHashMap::default();
     let mut out_roots = Vec::new();
-    let mut cost_parts: FxHashMap<Id, f64> = FxHashMap::default();
     for &root in roots {
-        let root = egraph.find(root);
-        let choice = best.get(&root)?;
-        match &choice.parts {
-            Some(p) => cost_parts.extend(p.iter().map(|(k, v)| (*k, *v))),
-            None => {
-                cost_parts.insert(root, choice.total);
-            }
-        }
         let mut visiting = rustc_hash::FxHashSet::default();
         out_roots.push(place(
             egraph,
-            &best,
+            choices,
             root,
             &mut expr,
             &mut placed,
             &mut visiting,
         )?);
     }
+    let cost = placed
+        .keys()
+        .map(|class| node_cost(egraph, *class, &choices[class]).unwrap_or(0.0))
+        .sum();
+    let chosen = placed.keys().map(|c| (*c, choices[c].clone())).collect();
     Some(Extracted {
         expr,
         roots: out_roots,
-        cost: cost_parts.values().sum(),
+        cost,
+        chosen,
     })
 }
 
 fn place(
     egraph: &LaEGraph,
-    best: &FxHashMap<Id, Choice>,
+    best: &FxHashMap<Id, Math>,
     class: Id,
     expr: &mut RecExpr<Math>,
     placed: &mut FxHashMap<Id, Id>,
@@ -193,7 +201,7 @@ fn place(
     if !visiting.insert(class) {
         return None;
     }
-    let node = best.get(&class)?.node.clone();
+    let node = best.get(&class)?.clone();
     let mut children = Vec::new();
     for c in node.children() {
         children.push(crate::support::stack::guarded(|| {

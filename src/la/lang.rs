@@ -16,7 +16,7 @@
 //! its constant value, which is folded as soon as it is known.
 
 use super::check::{Func, Shape};
-use egg::{define_language, Analysis, DidMerge, EGraph, Id, Symbol};
+use egg::{define_language, Analysis, DidMerge, EGraph, Id, Language, Symbol};
 use std::fmt;
 use std::str::FromStr;
 
@@ -152,6 +152,9 @@ pub struct Data {
     pub nnz: f64,
     /// Its value, when it is a known number.
     pub constant: Option<f64>,
+    /// Whether every entry is surely finite (no `log`, `1 / x`, `exp` or `sqrt` on the way,
+    /// which can make infinities or NaN, for which `0 * x = 0` fails).
+    pub finite: bool,
 }
 
 impl Data {
@@ -249,12 +252,79 @@ impl Analysis<Math> for LaAnalysis {
     type Data = Data;
 
     fn make(egraph: &mut LaEGraph, enode: &Math, _id: Id) -> Data {
+        let mut data = Self::make_unchecked(egraph, enode);
+        data.finite = match enode {
+            Math::Map([f, _])
+                if !matches!(
+                    egraph[*f].data.kind,
+                    Kind::Func(Func::Abs | Func::Relu | Func::Sigmoid)
+                ) =>
+            {
+                false
+            }
+            _ => enode.children().iter().all(|c| egraph[*c].data.finite),
+        };
+        data
+    }
+
+    fn merge(&mut self, a: &mut Data, b: Data) -> DidMerge {
+        let mut changed_a = false;
+        let mut changed_b = false;
+        if b.nnz < a.nnz {
+            a.nnz = b.nnz;
+            changed_a = true;
+        } else if a.nnz < b.nnz {
+            changed_b = true;
+        }
+        if b.finite && !a.finite {
+            a.finite = true;
+            changed_a = true;
+        } else if a.finite && !b.finite {
+            changed_b = true;
+        }
+        match (a.constant, b.constant) {
+            (None, Some(c)) => {
+                a.constant = Some(c);
+                changed_a = true;
+            }
+            (Some(_), None) => changed_b = true,
+            _ => {}
+        }
+        DidMerge(changed_a, changed_b)
+    }
+
+    fn modify(egraph: &mut LaEGraph, id: Id) {
+        let data = &egraph[id].data;
+        let Some(c) = data.constant else { return };
+        match &data.kind {
+            Kind::Relation(schema) if schema.is_empty() => {
+                let num = egraph.add(Math::Num(Constant::new(c)));
+                egraph.union(id, num);
+                // The same number as a matrix, so that plans can use it.
+                let unit = egraph.add(Math::Index(IndexName::UNIT));
+                let lit = egraph.add(Math::Lit(Literal(Constant::new(c))));
+                let bound = egraph.add(Math::Bind([unit, unit, lit]));
+                egraph.union(id, bound);
+            }
+            Kind::Matrix(s) if *s == Shape::SCALAR => {
+                let lit = egraph.add(Math::Lit(Literal(Constant::new(c))));
+                egraph.union(id, lit);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl LaAnalysis {
+    /// The facts of a new e-node, all but `finite`.
+    fn make_unchecked(egraph: &mut LaEGraph, enode: &Math) -> Data {
         let d = |id: &Id| &egraph[*id].data;
         let a = &egraph.analysis;
         let matrix = |shape: Shape, sparsity: f64, constant: Option<f64>| Data {
             kind: Kind::Matrix(shape),
             nnz: sparsity.min(1.0) * shape.size(),
             constant: fold(constant),
+            finite: true,
         };
         let shape = |id: &Id| d(id).shape().unwrap_or(Shape::SCALAR);
         let sparsity = |id: &Id| {
@@ -271,11 +341,14 @@ impl Analysis<Math> for LaAnalysis {
                 kind: Kind::Relation(Vec::new()),
                 nnz: nonzero(c.value()),
                 constant: Some(c.value()),
+
+                finite: true,
             },
             Math::Lit(Literal(c)) => matrix(Shape::SCALAR, nonzero(c.value()), Some(c.value())),
             Math::Var(name) => {
                 let (shape, nnz) = a.inputs.get(name).copied().unwrap_or((Shape::SCALAR, 1.0));
                 Data {
+                    finite: true,
                     kind: Kind::Matrix(shape),
                     nnz,
                     constant: None,
@@ -285,11 +358,15 @@ impl Analysis<Math> for LaAnalysis {
                 kind: Kind::Index(*i),
                 nnz: 0.0,
                 constant: None,
+
+                finite: true,
             },
             Math::Func(f) => Data {
                 kind: Kind::Func(*f),
                 nnz: 0.0,
                 constant: None,
+
+                finite: true,
             },
             Math::MMul([x, y]) => {
                 let (sx, sy) = (shape(x), shape(y));
@@ -353,6 +430,7 @@ impl Analysis<Math> for LaAnalysis {
                 let s = if func.keeps_zero() { sparsity(x) } else { 1.0 };
                 match &d(x).kind {
                     Kind::Relation(schema) => Data {
+                        finite: true,
                         kind: Kind::Relation(schema.clone()),
                         nnz: s * a.extent(schema),
                         constant: fold(constant),
@@ -374,6 +452,7 @@ impl Analysis<Math> for LaAnalysis {
                     both(x, y, |p, q| p + q)
                 };
                 Data {
+                    finite: true,
                     nnz: s * a.extent(&schema),
                     kind: Kind::Relation(schema),
                     constant: fold(constant),
@@ -388,12 +467,14 @@ impl Analysis<Math> for LaAnalysis {
                         inner.iter().copied().filter(|&j| j != index).collect();
                     let s = (sparsity(x) * n).min(1.0);
                     Data {
+                        finite: true,
                         nnz: s * a.extent(&schema),
                         kind: Kind::Relation(schema),
                         constant: None,
                     }
                 } else {
                     Data {
+                        finite: true,
                         kind: Kind::Relation(inner.to_vec()),
                         nnz: d(x).nnz,
                         constant: fold(d(x).constant.map(|c| c * n)),
@@ -414,6 +495,7 @@ impl Analysis<Math> for LaAnalysis {
                         .collect::<Vec<_>>(),
                 );
                 Data {
+                    finite: true,
                     kind: Kind::Relation(schema),
                     nnz: d(m).nnz,
                     constant: d(m).constant,
@@ -423,52 +505,12 @@ impl Analysis<Math> for LaAnalysis {
                 let rows = a.size(d(i).index().unwrap_or(IndexName::UNIT));
                 let cols = a.size(d(j).index().unwrap_or(IndexName::UNIT));
                 Data {
+                    finite: true,
                     kind: Kind::Matrix(Shape { rows, cols }),
                     nnz: d(r).nnz,
                     constant: d(r).constant,
                 }
             }
-        }
-    }
-
-    fn merge(&mut self, a: &mut Data, b: Data) -> DidMerge {
-        let mut changed_a = false;
-        let mut changed_b = false;
-        if b.nnz < a.nnz {
-            a.nnz = b.nnz;
-            changed_a = true;
-        } else if a.nnz < b.nnz {
-            changed_b = true;
-        }
-        match (a.constant, b.constant) {
-            (None, Some(c)) => {
-                a.constant = Some(c);
-                changed_a = true;
-            }
-            (Some(_), None) => changed_b = true,
-            _ => {}
-        }
-        DidMerge(changed_a, changed_b)
-    }
-
-    fn modify(egraph: &mut LaEGraph, id: Id) {
-        let data = &egraph[id].data;
-        let Some(c) = data.constant else { return };
-        match &data.kind {
-            Kind::Relation(schema) if schema.is_empty() => {
-                let num = egraph.add(Math::Num(Constant::new(c)));
-                egraph.union(id, num);
-                // The same number as a matrix, so that plans can use it.
-                let unit = egraph.add(Math::Index(IndexName::UNIT));
-                let lit = egraph.add(Math::Lit(Literal(Constant::new(c))));
-                let bound = egraph.add(Math::Bind([unit, unit, lit]));
-                egraph.union(id, bound);
-            }
-            Kind::Matrix(s) if *s == Shape::SCALAR => {
-                let lit = egraph.add(Math::Lit(Literal(Constant::new(c))));
-                egraph.union(id, lit);
-            }
-            _ => {}
         }
     }
 }

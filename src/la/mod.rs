@@ -27,6 +27,8 @@ mod check;
 pub mod codegen;
 mod eval;
 mod extract;
+#[cfg(feature = "ilp")]
+mod ilp;
 mod lang;
 mod lexer;
 mod lower;
@@ -37,7 +39,8 @@ mod rules;
 
 pub use check::{Assertion, Func, Input, LaProgram, Shape};
 pub use optimize::{
-    check_plan, optimize, prove, Check, LaOptions, LaPlan, OptimizeError, Proof, SaturationStats,
+    check_plan, optimize, prove, Check, Extractor, LaOptions, LaPlan, OptimizeError, Proof,
+    SaturationStats,
 };
 pub use print::number;
 

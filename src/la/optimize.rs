@@ -29,6 +29,18 @@ pub struct LaOptions {
     pub scheduler: Scheduler,
     /// Seed of `sample`.
     pub seed: u64,
+    /// How the plan is extracted.
+    pub extractor: Extractor,
+}
+
+/// How the plan is chosen from the saturated e-graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extractor {
+    /// The CSE-aware greedy DAG extractor (fast; not always optimal).
+    Greedy,
+    /// The ILP of SPORES within a time limit, seeded with the greedy plan (needs the cargo
+    /// feature `ilp`).
+    Ilp(Duration),
 }
 
 impl Default for LaOptions {
@@ -39,6 +51,7 @@ impl Default for LaOptions {
             iterations: 100,
             scheduler: Scheduler::Simple,
             seed: 0,
+            extractor: Extractor::Greedy,
         }
     }
 }
@@ -75,6 +88,9 @@ pub struct LaPlan {
     pub stats: SaturationStats,
     /// Time spent extracting.
     pub extraction: Duration,
+    /// How the plan was extracted, in words (`greedy`; `ilp: optimal, 812 variables, greedy
+    /// cost 1.2e6`, …).
+    pub extractor: String,
 }
 
 /// Why no plan came out.
@@ -83,6 +99,9 @@ pub enum OptimizeError {
     /// The extractor found no plan made of matrix operations (a bug: the input itself is one).
     #[error("error: internal compiler error: no linear-algebra plan was extracted")]
     NoPlan,
+    /// `--extractor ilp` in a risec built without the `ilp` feature.
+    #[error("error: this risec was built without the ILP extractor (cargo build --features ilp)")]
+    NoIlp,
     /// `--scheduler mcts` is for Rise searches only.
     #[error("error: the scheduler `{0}` is not available for linear algebra (use simple, backoff or sample(K))")]
     Scheduler(String),
@@ -92,9 +111,17 @@ pub enum OptimizeError {
 struct Sampling {
     k: usize,
     rng: XorShiftRng,
+    /// Whether the current iteration held matches back (then it is not saturation).
+    held_back: bool,
 }
 
 impl RewriteScheduler<Math, LaAnalysis> for Sampling {
+    fn can_stop(&mut self, _iteration: usize) -> bool {
+        // An iteration that changed nothing but held matches back is not saturation: the next
+        // one draws again.
+        !std::mem::take(&mut self.held_back)
+    }
+
     fn search_rewrite<'a>(
         &mut self,
         _iteration: usize,
@@ -106,6 +133,7 @@ impl RewriteScheduler<Math, LaAnalysis> for Sampling {
         if total <= self.k {
             return matches;
         }
+        self.held_back = true;
         // Keep each match with probability k / total.
         let p = self.k as f64 / total as f64;
         for m in &mut matches {
@@ -171,6 +199,7 @@ fn saturate(
         Scheduler::Sample(k) => runner.with_scheduler(Sampling {
             k: *k,
             rng: XorShiftRng::seed_from_u64(options.seed),
+            held_back: false,
         }),
         other => return Err(OptimizeError::Scheduler(other.to_string())),
     };
@@ -248,11 +277,34 @@ pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, Opti
     let (egraph, stats) = saturate(egraph, options, None)?;
     let start = Instant::now();
     let root_ids: Vec<Id> = roots.iter().map(|(_, r)| egraph.find(*r)).collect();
+    let greedy = greedy_dag(&egraph, &root_ids).ok_or(OptimizeError::NoPlan)?;
+    let (chosen, extractor) = match options.extractor {
+        Extractor::Greedy => (greedy, "greedy".to_string()),
+        #[cfg(feature = "ilp")]
+        Extractor::Ilp(time) => {
+            let greedy_cost = greedy.cost;
+            let outcome = super::ilp::extract(&egraph, &root_ids, &greedy, time);
+            let note = format!(
+                "ilp: {}, {} variables, greedy cost {greedy_cost:.4e}, ILP cost {:.4e}",
+                if outcome.optimal {
+                    "proven optimal"
+                } else {
+                    "not proven optimal"
+                },
+                outcome.variables,
+                outcome.plan.cost
+            );
+            (outcome.plan, note)
+        }
+        #[cfg(not(feature = "ilp"))]
+        Extractor::Ilp(_) => return Err(OptimizeError::NoIlp),
+    };
     let Extracted {
         expr,
         roots: placed,
         cost,
-    } = greedy_dag(&egraph, &root_ids).ok_or(OptimizeError::NoPlan)?;
+        ..
+    } = chosen;
     let extraction = start.elapsed();
     let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
     let original_cost = original_cost(&egraph, program, &terms);
@@ -269,6 +321,7 @@ pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, Opti
         plan_cost: cost,
         stats,
         extraction,
+        extractor,
     })
 }
 
@@ -353,9 +406,10 @@ pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
         .collect();
     let mut worst = 0.0f64;
     for ((name, term), (_, root)) in program.outputs.iter().zip(&plan.roots) {
-        let expected = eval::term(term, &inputs);
+        // Relative to the largest intermediate: that is the scale of the rounding errors.
+        let (expected, scale) = eval::term_with_scale(term, &inputs);
         let error = eval::plan(&plan.expr, *root, &names, &inputs)
-            .and_then(|got| eval::relative_error(&expected, &got))
+            .and_then(|got| eval::relative_error_at(&expected, &got, scale))
             .unwrap_or(f64::INFINITY);
         if error > 1e-9 {
             return Check::Differs(name.clone(), error);

@@ -38,14 +38,13 @@ fn not_free(i: &'static str, a: &'static str) -> impl Fn(&mut LaEGraph, Id, &Sub
     }
 }
 
-/// The schema of `?a` is within that of `?x`.
-fn schema_within(a: &'static str, x: &'static str) -> impl Fn(&mut LaEGraph, Id, &Subst) -> bool {
+/// `?a * 0` is zero: `?a` is surely finite (`0 * inf` is NaN), and its schema is within that
+/// of `?x` (so that dropping it changes no shape).
+fn vanishes_beside(a: &'static str, x: &'static str) -> impl Fn(&mut LaEGraph, Id, &Subst) -> bool {
     move |egraph, _, subst| {
         let outer = data(egraph, subst, x).schema().to_vec();
-        data(egraph, subst, a)
-            .schema()
-            .iter()
-            .all(|i| outer.contains(i))
+        let a = data(egraph, subst, a);
+        a.finite && a.schema().iter().all(|i| outer.contains(i))
     }
 }
 
@@ -68,7 +67,7 @@ pub fn relational() -> Vec<LaRewrite> {
         rewrite!("agg-pull"; "(* ?a (agg ?i ?b))" => "(agg ?i (* ?a ?b))" if not_free("?i", "?a")),
         rewrite!("agg-push"; "(agg ?i (* ?a ?b))" => "(* ?a (agg ?i ?b))" if not_free("?i", "?a")),
         rewrite!("agg-comm"; "(agg ?i (agg ?j ?a))" => "(agg ?j (agg ?i ?a))"),
-        rewrite!("union-zero"; "(+ ?x (* 0 ?a))" => "?x" if schema_within("?a", "?x")),
+        rewrite!("union-zero"; "(+ ?x (* 0 ?a))" => "?x" if vanishes_beside("?a", "?x")),
     ];
     rules.push(Rewrite::new("agg-dim", pattern("(agg ?i ?a)"), DimFactor).expect("a valid rule"));
     rules

@@ -64,8 +64,12 @@ static la_csr la_sparse(int rows, int cols, long long nnz) {
         if (count > cols) count = cols;
         double width = (double)cols / (double)(count > 0 ? count : 1);
         for (long long t = 0; t < count; t++) {
-            int j = (int)(t * width + la_rand() * width);
-            if (j >= cols) j = cols - 1;
+            /* One column in each of count disjoint slots: distinct and increasing. */
+            int lo = (int)floor((double)t * width), hi = (int)floor((double)(t + 1) * width);
+            if (hi > cols) hi = cols;
+            if (hi <= lo) hi = lo + 1;
+            int j = lo + (int)(la_rand() * (hi - lo));
+            if (j >= hi) j = hi - 1;
             a.col[p] = j; a.val[p] = (float)(0.5 + la_rand()); p++;
         }
     }
@@ -78,8 +82,9 @@ static int la_cmp(const void *x, const void *y) {
 }
 static double la_error(const float *a, const float *b, long long n) {
     double scale = 1e-30, worst = 0.0;
-    for (long long i = 0; i < n; i++) if (fabs(a[i]) > scale) scale = fabs(a[i]);
+    for (long long i = 0; i < n; i++) if (isfinite(a[i]) && fabs(a[i]) > scale) scale = fabs(a[i]);
     for (long long i = 0; i < n; i++) {
+        if (a[i] == b[i] || (a[i] != a[i] && b[i] != b[i])) continue; /* equal, or both NaN */
         double d = fabs((double)a[i] - (double)b[i]) / scale;
         if (d > worst || d != d) worst = d;
     }

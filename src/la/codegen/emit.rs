@@ -121,6 +121,25 @@ pub fn plan_function(
         frees: String::new(),
         kernels: BTreeSet::new(),
     };
+    // The C indexes with `int`: every array and every non-zero count must fit.
+    for (i, s) in e.shapes.iter().enumerate() {
+        if let Some(s) = s {
+            if s.rows * s.cols > i32::MAX as u64 {
+                return Err(format!(
+                    "error: a value of the plan has {} x {} entries, more than the C backend's int indices reach (2^31 - 1)",
+                    s.rows, s.cols
+                ));
+            }
+        }
+        if let Math::Lit(l) = &nodes[i] {
+            if l.0.value().abs() > f32::MAX as f64 {
+                return Err(format!(
+                    "error: the number {} is out of the range of f32, the C backend's type",
+                    l.0.value()
+                ));
+            }
+        }
+    }
     for i in 0..nodes.len() {
         e.node(i, inputs)?;
     }

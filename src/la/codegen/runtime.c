@@ -156,8 +156,15 @@ static inline void la_csr_rowsums(const la_csr *a, float *out) {
 }
 
 static inline void la_csr_colsums(const la_csr *a, float *out) {
-    memset(out, 0, sizeof(float) * (size_t)a->cols);
-    for (int p = 0; p < a->nnz; p++) out[a->col[p]] += a->val[p];
+    double *s = calloc((size_t)a->cols, sizeof(double));
+    if (!s) { /* no memory for the double sums: sum in float */
+        memset(out, 0, sizeof(float) * (size_t)a->cols);
+        for (int p = 0; p < a->nnz; p++) out[a->col[p]] += a->val[p];
+        return;
+    }
+    for (int p = 0; p < a->nnz; p++) s[a->col[p]] += a->val[p];
+    for (int j = 0; j < a->cols; j++) out[j] = (float)s[j];
+    free(s);
 }
 
 /* out = f(a) over n entries for the functions Rise has no primitive for
