@@ -25,6 +25,29 @@ pub struct Lowering<'a> {
     inner: FxHashMap<(*const Node, u8), IndexName>,
 }
 
+/// The matrix-sort node of operator `op` over operand classes `args`: an input is named after
+/// `inputs`, and `func` gives the class of an elementwise function's name (`None` where it
+/// has none, which makes the node `None`).
+pub(crate) fn matrix_node(
+    op: Op,
+    args: &[Id],
+    inputs: &[Input],
+    func: impl FnOnce(crate::la::check::Func) -> Option<Id>,
+) -> Option<Math> {
+    Some(match op {
+        Op::Input(k) => Math::Var(Symbol::from(&inputs[k].name)),
+        Op::Const(c) => Math::Lit(Literal(Constant::new(c))),
+        Op::MatMul => Math::MMul([args[0], args[1]]),
+        Op::Mul => Math::Mul([args[0], args[1]]),
+        Op::Add => Math::Add([args[0], args[1]]),
+        Op::T => Math::T(args[0]),
+        Op::Sum => Math::Sum(args[0]),
+        Op::RowSums => Math::RowSums(args[0]),
+        Op::ColSums => Math::ColSums(args[0]),
+        Op::Map(f) => Math::Map([func(f)?, args[0]]),
+    })
+}
+
 /// Whether the term's translation sums over an index of its own (memoised: terms share).
 fn binds_index(term: &Term, memo: &mut FxHashMap<*const Node, bool>) -> bool {
     let key = std::rc::Rc::as_ptr(term);
@@ -94,21 +117,10 @@ impl<'a> Lowering<'a> {
             .iter()
             .map(|a| crate::support::stack::guarded(|| self.matrix(a)))
             .collect();
-        let node = match term.op {
-            Op::Input(k) => Math::Var(Symbol::from(&self.inputs[k].name)),
-            Op::Const(c) => Math::Lit(Literal(Constant::new(c))),
-            Op::MatMul => Math::MMul([args[0], args[1]]),
-            Op::Mul => Math::Mul([args[0], args[1]]),
-            Op::Add => Math::Add([args[0], args[1]]),
-            Op::T => Math::T(args[0]),
-            Op::Sum => Math::Sum(args[0]),
-            Op::RowSums => Math::RowSums(args[0]),
-            Op::ColSums => Math::ColSums(args[0]),
-            Op::Map(f) => {
-                let func = self.egraph.add(Math::Func(f));
-                Math::Map([func, args[0]])
-            }
-        };
+        let inputs = self.inputs;
+        let egraph = &mut *self.egraph;
+        let node = matrix_node(term.op, &args, inputs, |f| Some(egraph.add(Math::Func(f))))
+            .expect("every function name can be added");
         let id = self.egraph.add(node);
         self.matrices.insert(key, id);
         id

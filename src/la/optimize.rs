@@ -233,30 +233,11 @@ fn written_nodes(egraph: &LaEGraph, names: &[Input], terms: &[&Term]) -> Vec<(Id
             .iter()
             .map(|a| crate::support::stack::guarded(|| go(egraph, a, names, seen, out)))
             .collect::<Option<_>>()?;
-        let node = match t.op {
-            Op::Input(_) | Op::Const(_) => return lookup_leaf(egraph, t, names),
-            Op::MatMul => Math::MMul([args[0], args[1]]),
-            Op::Mul => Math::Mul([args[0], args[1]]),
-            Op::Add => Math::Add([args[0], args[1]]),
-            Op::T => Math::T(args[0]),
-            Op::Sum => Math::Sum(args[0]),
-            Op::RowSums => Math::RowSums(args[0]),
-            Op::ColSums => Math::ColSums(args[0]),
-            Op::Map(f) => Math::Map([egraph.lookup(Math::Func(f))?, args[0]]),
-        };
+        let node = super::lower::matrix_node(t.op, &args, names, |f| egraph.lookup(Math::Func(f)))?;
         let class = egraph.lookup(node.clone())?;
         seen.insert(std::rc::Rc::as_ptr(t), Some(class));
         out.push((class, node));
         Some(class)
-    }
-    fn lookup_leaf(egraph: &LaEGraph, t: &Term, names: &[Input]) -> Option<Id> {
-        match t.op {
-            Op::Const(c) => egraph.lookup(Math::Lit(super::lang::Literal(
-                super::lang::Constant::new(c),
-            ))),
-            Op::Input(k) => egraph.lookup(Math::Var(egg::Symbol::from(&names[k].name))),
-            _ => None,
-        }
     }
     for t in terms {
         go(egraph, t, names, &mut seen, &mut out);

@@ -69,38 +69,25 @@ pub fn relational() -> Vec<LaRewrite> {
         rewrite!("agg-comm"; "(agg ?i (agg ?j ?a))" => "(agg ?j (agg ?i ?a))"),
         rewrite!("union-zero"; "(+ ?x (* 0 ?a))" => "?x" if vanishes_beside("?a", "?x")),
     ];
-    rules.push(Rewrite::new("agg-dim", pattern("(agg ?i ?a)"), DimFactor).expect("a valid rule"));
+    rules.push(built("agg-dim", "(agg ?i ?a)", dim_factor));
     rules
 }
 
 /// The rules that translate relational terms back to matrices, and the linear-algebra
 /// identities that let equal matrices meet.
 pub fn lifting() -> Vec<LaRewrite> {
-    let bound2 = |op: &str| format!("({op} (bind ?a ?b ?A) (bind ?c ?d ?B))");
+    let pair = "(bind ?a ?b ?A) (bind ?c ?d ?B)";
     vec![
-        Rewrite::new(
-            "lift-join",
-            pattern(&bound2("*")),
-            LiftPair { union: false },
-        )
-        .expect("a valid rule"),
-        Rewrite::new(
-            "lift-union",
-            pattern(&bound2("+")),
-            LiftPair { union: true },
-        )
-        .expect("a valid rule"),
-        Rewrite::new("lift-agg", pattern("(agg ?j (bind ?a ?b ?A))"), LiftAgg)
-            .expect("a valid rule"),
-        Rewrite::new(
-            "lift-mmul",
-            pattern("(agg ?j (* (bind ?a ?b ?A) (bind ?c ?d ?B)))"),
-            LiftMatMul,
-        )
-        .expect("a valid rule"),
-        Rewrite::new("lift-map", pattern("(map ?f (bind ?a ?b ?A))"), LiftMap)
-            .expect("a valid rule"),
-        Rewrite::new("transpose", pattern("(bind ?a ?b ?A)"), Transpose).expect("a valid rule"),
+        built("lift-join", &format!("(* {pair})"), |e, s| {
+            lift_pair(e, s, false)
+        }),
+        built("lift-union", &format!("(+ {pair})"), |e, s| {
+            lift_pair(e, s, true)
+        }),
+        built("lift-agg", "(agg ?j (bind ?a ?b ?A))", lift_agg),
+        built("lift-mmul", &format!("(agg ?j (* {pair}))"), lift_matmul),
+        built("lift-map", "(map ?f (bind ?a ?b ?A))", lift_map),
+        built("transpose", "(bind ?a ?b ?A)", transpose),
         Rewrite::new("unbind", pattern("(bind ?a ?b ?A)"), Unbind).expect("a valid rule"),
         rewrite!("t-t"; "(t (t ?A))" => "?A"),
         rewrite!("sum-rows-cols"; "(colsums (rowsums ?A))" => "(sum ?A)"),
@@ -112,14 +99,34 @@ fn pattern(text: &str) -> Pattern<Math> {
     text.parse().expect("a valid pattern")
 }
 
-/// Adds `node` and unions it with `eclass`; the ids that changed, as appliers return them.
-fn union_with(egraph: &mut LaEGraph, eclass: Id, node: Math) -> Vec<Id> {
-    let id = egraph.add(node);
-    if egraph.union(eclass, id) {
-        vec![id]
-    } else {
-        vec![]
+/// An applier that builds a node from the match (or nothing, when a side condition fails)
+/// and unions it with the matched class.
+struct Build(fn(&mut LaEGraph, &Subst) -> Option<Math>);
+
+impl Applier<Math, LaAnalysis> for Build {
+    fn apply_one(
+        &self,
+        egraph: &mut LaEGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<Math>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        let Some(node) = (self.0)(egraph, subst) else {
+            return vec![];
+        };
+        let id = egraph.add(node);
+        if egraph.union(eclass, id) {
+            vec![id]
+        } else {
+            vec![]
+        }
     }
+}
+
+/// A rule whose right-hand side [`Build`] makes.
+fn built(name: &str, lhs: &str, build: fn(&mut LaEGraph, &Subst) -> Option<Math>) -> LaRewrite {
+    Rewrite::new(name, pattern(lhs), Build(build)).expect("a valid rule")
 }
 
 fn bind(egraph: &mut LaEGraph, i: IndexName, j: IndexName, m: Id) -> Math {
@@ -129,26 +136,15 @@ fn bind(egraph: &mut LaEGraph, i: IndexName, j: IndexName, m: Id) -> Math {
 }
 
 /// `Σ_i A = A * dim(i)` when `i` is not free in `A`.
-struct DimFactor;
-
-impl Applier<Math, LaAnalysis> for DimFactor {
-    fn apply_one(
-        &self,
-        egraph: &mut LaEGraph,
-        eclass: Id,
-        subst: &Subst,
-        _: Option<&PatternAst<Math>>,
-        _: Symbol,
-    ) -> Vec<Id> {
-        let i = index(egraph, subst, "?i");
-        if i.is_unit() || data(egraph, subst, "?a").schema().contains(&i) {
-            return vec![];
-        }
-        let n = egraph.analysis.size(i) as f64;
-        let dim = egraph.add(Math::Num(Constant::new(n)));
-        let a = subst[var("?a")];
-        union_with(egraph, eclass, Math::Join([a, dim]))
+fn dim_factor(egraph: &mut LaEGraph, subst: &Subst) -> Option<Math> {
+    let i = index(egraph, subst, "?i");
+    if i.is_unit() || data(egraph, subst, "?a").schema().contains(&i) {
+        return None;
     }
+    let n = egraph.analysis.size(i) as f64;
+    let dim = egraph.add(Math::Num(Constant::new(n)));
+    let a = subst[var("?a")];
+    Some(Math::Join([a, dim]))
 }
 
 /// Where one operand's index meets the other's: equal, or one of them is the unit index.
@@ -163,134 +159,77 @@ fn meet(x: IndexName, y: IndexName) -> Option<IndexName> {
 
 /// `A(a, b) * B(c, d)` (or `+`) is `(A ⊙ B)(a ∪ c, b ∪ d)` when the indices meet; a column
 /// times a row is the matrix product `A %*% B` (an outer product).
-struct LiftPair {
-    union: bool,
-}
-
-impl Applier<Math, LaAnalysis> for LiftPair {
-    fn apply_one(
-        &self,
-        egraph: &mut LaEGraph,
-        eclass: Id,
-        subst: &Subst,
-        _: Option<&PatternAst<Math>>,
-        _: Symbol,
-    ) -> Vec<Id> {
-        let [a, b, c, d] = ["?a", "?b", "?c", "?d"].map(|v| index(egraph, subst, v));
-        let (Some(rows), Some(cols)) = (meet(a, c), meet(b, d)) else {
-            return vec![];
-        };
-        if rows == cols && !rows.is_unit() {
-            // One index on both sides: a diagonal, which no matrix operation here makes.
-            return vec![];
-        }
-        let (x, y) = (subst[var("?A")], subst[var("?B")]);
-        let outer = !self.union && !a.is_unit() && b.is_unit() && c.is_unit() && !d.is_unit();
-        let m = if outer {
-            Math::MMul([x, y])
-        } else if self.union {
-            Math::Add([x, y])
-        } else {
-            Math::Mul([x, y])
-        };
-        let m = egraph.add(m);
-        let node = bind(egraph, rows, cols, m);
-        union_with(egraph, eclass, node)
+fn lift_pair(egraph: &mut LaEGraph, subst: &Subst, union: bool) -> Option<Math> {
+    let [a, b, c, d] = ["?a", "?b", "?c", "?d"].map(|v| index(egraph, subst, v));
+    let (Some(rows), Some(cols)) = (meet(a, c), meet(b, d)) else {
+        return None;
+    };
+    if rows == cols && !rows.is_unit() {
+        // One index on both sides: a diagonal, which no matrix operation here makes.
+        return None;
     }
+    let (x, y) = (subst[var("?A")], subst[var("?B")]);
+    let outer = !union && !a.is_unit() && b.is_unit() && c.is_unit() && !d.is_unit();
+    let m = if outer {
+        Math::MMul([x, y])
+    } else if union {
+        Math::Add([x, y])
+    } else {
+        Math::Mul([x, y])
+    };
+    let m = egraph.add(m);
+    let node = bind(egraph, rows, cols, m);
+    Some(node)
 }
 
 /// `Σ_j A(a, j)` is `rowSums(A)(a)`; `Σ_j A(j, b)` is `colSums(A)(b)`.
-struct LiftAgg;
-
-impl Applier<Math, LaAnalysis> for LiftAgg {
-    fn apply_one(
-        &self,
-        egraph: &mut LaEGraph,
-        eclass: Id,
-        subst: &Subst,
-        _: Option<&PatternAst<Math>>,
-        _: Symbol,
-    ) -> Vec<Id> {
-        let [j, a, b] = ["?j", "?a", "?b"].map(|v| index(egraph, subst, v));
-        let m = subst[var("?A")];
-        let (rows, cols, node) = if !j.is_unit() && j == b && j != a {
-            (a, IndexName::UNIT, Math::RowSums(m))
-        } else if !j.is_unit() && j == a && j != b {
-            (IndexName::UNIT, b, Math::ColSums(m))
-        } else {
-            return vec![];
-        };
-        let m = egraph.add(node);
-        let node = bind(egraph, rows, cols, m);
-        union_with(egraph, eclass, node)
-    }
+fn lift_agg(egraph: &mut LaEGraph, subst: &Subst) -> Option<Math> {
+    let [j, a, b] = ["?j", "?a", "?b"].map(|v| index(egraph, subst, v));
+    let m = subst[var("?A")];
+    let (rows, cols, node) = if !j.is_unit() && j == b && j != a {
+        (a, IndexName::UNIT, Math::RowSums(m))
+    } else if !j.is_unit() && j == a && j != b {
+        (IndexName::UNIT, b, Math::ColSums(m))
+    } else {
+        return None;
+    };
+    let m = egraph.add(node);
+    let node = bind(egraph, rows, cols, m);
+    Some(node)
 }
 
 /// `Σ_j A(a, j) * B(j, d)` is `(A %*% B)(a, d)`.
-struct LiftMatMul;
-
-impl Applier<Math, LaAnalysis> for LiftMatMul {
-    fn apply_one(
-        &self,
-        egraph: &mut LaEGraph,
-        eclass: Id,
-        subst: &Subst,
-        _: Option<&PatternAst<Math>>,
-        _: Symbol,
-    ) -> Vec<Id> {
-        let [j, a, b, c, d] = ["?j", "?a", "?b", "?c", "?d"].map(|v| index(egraph, subst, v));
-        let distinct = a != d || a.is_unit();
-        if j.is_unit() || b != j || c != j || a == j || d == j || !distinct {
-            return vec![];
-        }
-        let m = egraph.add(Math::MMul([subst[var("?A")], subst[var("?B")]]));
-        let node = bind(egraph, a, d, m);
-        union_with(egraph, eclass, node)
+fn lift_matmul(egraph: &mut LaEGraph, subst: &Subst) -> Option<Math> {
+    let [j, a, b, c, d] = ["?j", "?a", "?b", "?c", "?d"].map(|v| index(egraph, subst, v));
+    let distinct = a != d || a.is_unit();
+    if j.is_unit() || b != j || c != j || a == j || d == j || !distinct {
+        return None;
     }
+    let m = egraph.add(Math::MMul([subst[var("?A")], subst[var("?B")]]));
+    let node = bind(egraph, a, d, m);
+    Some(node)
 }
 
 /// `f(A(a, b))` is `f(A)(a, b)` for an elementwise function `f`.
-struct LiftMap;
-
-impl Applier<Math, LaAnalysis> for LiftMap {
-    fn apply_one(
-        &self,
-        egraph: &mut LaEGraph,
-        eclass: Id,
-        subst: &Subst,
-        _: Option<&PatternAst<Math>>,
-        _: Symbol,
-    ) -> Vec<Id> {
-        if !matches!(data(egraph, subst, "?A").kind, Kind::Matrix(_)) {
-            return vec![];
-        }
-        let [a, b] = ["?a", "?b"].map(|v| index(egraph, subst, v));
-        let m = egraph.add(Math::Map([subst[var("?f")], subst[var("?A")]]));
-        let node = bind(egraph, a, b, m);
-        union_with(egraph, eclass, node)
+fn lift_map(egraph: &mut LaEGraph, subst: &Subst) -> Option<Math> {
+    if !matches!(data(egraph, subst, "?A").kind, Kind::Matrix(_)) {
+        return None;
     }
+    let [a, b] = ["?a", "?b"].map(|v| index(egraph, subst, v));
+    let m = egraph.add(Math::Map([subst[var("?f")], subst[var("?A")]]));
+    let node = bind(egraph, a, b, m);
+    Some(node)
 }
 
 /// `A(a, b)` is `t(A)(b, a)`.
-struct Transpose;
-
-impl Applier<Math, LaAnalysis> for Transpose {
-    fn apply_one(
-        &self,
-        egraph: &mut LaEGraph,
-        eclass: Id,
-        subst: &Subst,
-        _: Option<&PatternAst<Math>>,
-        _: Symbol,
-    ) -> Vec<Id> {
-        let [a, b] = ["?a", "?b"].map(|v| index(egraph, subst, v));
-        if a.is_unit() && b.is_unit() {
-            return vec![];
-        }
-        let t = egraph.add(Math::T(subst[var("?A")]));
-        let node = bind(egraph, b, a, t);
-        union_with(egraph, eclass, node)
+fn transpose(egraph: &mut LaEGraph, subst: &Subst) -> Option<Math> {
+    let [a, b] = ["?a", "?b"].map(|v| index(egraph, subst, v));
+    if a.is_unit() && b.is_unit() {
+        return None;
     }
+    let t = egraph.add(Math::T(subst[var("?A")]));
+    let node = bind(egraph, b, a, t);
+    Some(node)
 }
 
 /// `unbind(a, b, R)` is `A` for every `bind(a, b, A)` in `R`: two matrices bound to the same

@@ -8,9 +8,10 @@ pub mod bench;
 pub mod emit;
 pub mod kernels;
 
-use crate::la::check::{LaProgram, Op, Term};
-use crate::la::lang::{Constant, Literal, Math};
-use egg::{Id, RecExpr, Symbol};
+use crate::la::check::{LaProgram, Term};
+use crate::la::lang::Math;
+use crate::la::lower::matrix_node;
+use egg::{Id, RecExpr};
 use rustc_hash::FxHashMap;
 
 /// The CSR type of the header.
@@ -95,21 +96,10 @@ pub fn written(program: &LaProgram) -> (RecExpr<Math>, Vec<(String, Id)>) {
             .iter()
             .map(|a| crate::support::stack::guarded(|| go(a, program, expr, memo)))
             .collect();
-        let node = match t.op {
-            Op::Input(k) => Math::Var(Symbol::from(&program.inputs[k].name)),
-            Op::Const(c) => Math::Lit(Literal(Constant::new(c))),
-            Op::MatMul => Math::MMul([args[0], args[1]]),
-            Op::Mul => Math::Mul([args[0], args[1]]),
-            Op::Add => Math::Add([args[0], args[1]]),
-            Op::T => Math::T(args[0]),
-            Op::Sum => Math::Sum(args[0]),
-            Op::RowSums => Math::RowSums(args[0]),
-            Op::ColSums => Math::ColSums(args[0]),
-            Op::Map(f) => {
-                let func = expr.add(Math::Func(f));
-                Math::Map([func, args[0]])
-            }
-        };
+        let node = matrix_node(t.op, &args, &program.inputs, |f| {
+            Some(expr.add(Math::Func(f)))
+        })
+        .expect("every function name can be added");
         let id = expr.add(node);
         memo.insert(std::rc::Rc::as_ptr(t), id);
         id
