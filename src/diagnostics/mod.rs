@@ -5,6 +5,7 @@
 //! `error: … --> file:line:col` text with the source line underlined.
 
 mod excerpt;
+pub mod parse_error;
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::term::{self, Config};

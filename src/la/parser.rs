@@ -3,6 +3,7 @@
 
 use super::ast::{BinOp, Expr, ExprKind, Name, Number, ShapeDecl, Stmt};
 use super::lexer::{lex, Token};
+use crate::diagnostics::parse_error::Expected;
 use crate::diagnostics::{Diagnostic, Span};
 use lalrpop_util::ParseError;
 
@@ -46,71 +47,49 @@ pub(crate) fn shape(
     Ok(ShapeDecl::Matrix(rows, cols))
 }
 
-fn describe_expected(expected: &[String]) -> String {
-    let expression_start = ["Ident", "NumText", "\"(\"", "\"-\""];
-    let starts_expression = expression_start
-        .iter()
-        .all(|t| expected.iter().any(|e| e == t));
-    let mut shown: Vec<String> = Vec::new();
-    if starts_expression {
-        shown.push("an expression".to_string());
-    }
-    for e in expected {
-        if starts_expression && expression_start.contains(&e.as_str()) {
-            continue;
+/// `ROWSxCOLS` written without spaces (grammar action): the name must be `x` and digits.
+pub(crate) fn glued_shape(
+    rows: Number,
+    x: Name,
+) -> Result<ShapeDecl, ParseError<usize, Token, Diagnostic>> {
+    match x.text.strip_prefix('x') {
+        Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            let cols = Number {
+                text: digits.to_string(),
+                span: Span::new(x.span.start + 1, x.span.end),
+            };
+            Ok(ShapeDecl::Matrix(rows, cols))
         }
-        let readable = match e.as_str() {
-            "Ident" => "a name".to_string(),
-            "NumText" => "a number".to_string(),
-            quoted => format!("`{}`", quoted.trim_matches('"')),
-        };
-        if !shown.contains(&readable) {
-            shown.push(readable);
-        }
-    }
-    match shown.len() {
-        0 => "unexpected here".to_string(),
-        1 => format!("expected {}", shown[0]),
-        _ => format!("expected one of: {}", shown.join(", ")),
+        _ => Err(ParseError::User {
+            error: Diagnostic::error(
+                format!("unexpected name `{}` in a shape", x.text),
+                x.span,
+                "expected `x` and the number of columns, as in `1000 x 500`",
+            ),
+        }),
     }
 }
 
+/// How the `.la` grammar's expected tokens read.
+const EXPECTED: Expected<'static> = Expected {
+    phrase_start: &["Ident", "NumText", "\"(\"", "\"-\""],
+    phrase: "an expression",
+    words: |token| match token {
+        "Ident" => Some("a name"),
+        "NumText" => Some("a number"),
+        _ => None,
+    },
+    after_end: "expected a statement: `input`, `let`, `output` or `assert`",
+    invalid: "not a token of `.la` files",
+};
+
 fn convert_error(source: &str, error: ParseError<usize, Token, Diagnostic>) -> Diagnostic {
-    match error {
-        ParseError::User { error } => error,
-        ParseError::UnrecognizedEof { expected, .. } => Diagnostic::error(
-            "unexpected end of file",
-            Span::new(source.len(), source.len()),
-            describe_expected(&expected),
-        ),
-        ParseError::UnrecognizedToken {
-            token: (start, token, end),
-            expected,
-        } => {
-            let d = Diagnostic::error(
-                format!("unexpected {token}"),
-                Span::new(start, end),
-                describe_expected(&expected),
-            );
-            if expected.iter().any(|e| e == "\"input\"") {
-                d.with_note("a statement starts with `input`, `let`, `output` or `assert`")
-            } else {
-                d
-            }
-        }
-        ParseError::ExtraToken {
-            token: (start, token, end),
-        } => Diagnostic::error(
-            format!("unexpected {token}"),
-            Span::new(start, end),
-            "expected a statement: `input`, `let`, `output` or `assert`",
-        ),
-        ParseError::InvalidToken { location } => Diagnostic::error(
-            "invalid token",
-            Span::new(location, location),
-            "not a token of `.la` files",
-        ),
-    }
+    EXPECTED.diagnostic(source, error, |_, expected| {
+        expected
+            .iter()
+            .any(|e| e == "\"input\"")
+            .then_some("a statement starts with `input`, `let`, `output` or `assert`")
+    })
 }
 
 #[cfg(test)]
@@ -143,6 +122,12 @@ mod tests {
         assert!(e[0].label.contains("an expression"), "{}", e[0].label);
         let e = parse_file("input X : 3 by 4").unwrap_err();
         assert!(e[0].message.contains("`by`"), "{}", e[0].message);
+        let glued = parse_file("input X : 3x4\noutput y = X").unwrap();
+        assert!(
+            matches!(&glued[0], Stmt::Input { shape: ShapeDecl::Matrix(r, c), .. } if r.text == "3" && c.text == "4")
+        );
+        let e = parse_file("input X : 3 y4\noutput y = X").unwrap_err();
+        assert!(e[0].message.contains("`y4`"), "{}", e[0].message);
         let e = parse_file("output y = A B").unwrap_err();
         assert!(e[0].message.contains("name `B`"), "{}", e[0].message);
     }

@@ -3,6 +3,7 @@
 
 use super::ast::{Item, Name, SizeOp, SkExpr, SkKind, TyExpr, TyKind};
 use super::lexer::{lex, Token};
+use crate::diagnostics::parse_error::Expected;
 use crate::diagnostics::Diagnostic;
 use crate::frontend::syntax::ast::Span;
 use lalrpop_util::ParseError;
@@ -65,75 +66,28 @@ pub fn idx_type(
     Ok(ty(TyKind::Idx(Box::new(n)), l, r))
 }
 
-/// What may start a sketch, for "expected …" labels.
-const SKETCH_START: &[&str] = &["\"?\"", "Ident", "Num", "\"(\"", "\"contains\"", "\"fun\""];
-
-fn describe_expected(expected: &[String]) -> String {
-    let starts_sketch = SKETCH_START.iter().all(|t| expected.iter().any(|e| e == t));
-    let mut shown: Vec<String> = Vec::new();
-    if starts_sketch {
-        shown.push("a sketch".to_string());
-    }
-    for e in expected {
-        if starts_sketch && SKETCH_START.contains(&e.as_str()) {
-            continue;
-        }
-        let readable = match e.as_str() {
-            "Ident" => "a name".to_string(),
-            "Num" => "a number".to_string(),
-            "Quantity" => "a quantity such as `10s`".to_string(),
-            "Str" => "a quoted path".to_string(),
-            "RuleBody" => "a rule `lhs => rhs`".to_string(),
-            "\"call(\"" => "`(`".to_string(),
-            quoted => format!("`{}`", quoted.trim_matches('"')),
-        };
-        if !shown.contains(&readable) {
-            shown.push(readable);
-        }
-    }
-    match shown.len() {
-        0 => "unexpected here".to_string(),
-        1 => format!("expected {}", shown[0]),
-        _ => format!("expected one of: {}", shown.join(", ")),
-    }
-}
+/// How the sketch grammar's expected tokens read.
+const EXPECTED: Expected<'static> = Expected {
+    phrase_start: &["\"?\"", "Ident", "Num", "\"(\"", "\"contains\"", "\"fun\""],
+    phrase: "a sketch",
+    words: |token| match token {
+        "Ident" => Some("a name"),
+        "Num" => Some("a number"),
+        "Quantity" => Some("a quantity such as `10s`"),
+        "Str" => Some("a quoted path"),
+        "RuleBody" => Some("a rule `lhs => rhs`"),
+        "\"call(\"" => Some("`(`"),
+        _ => None,
+    },
+    after_end: "expected an item: `import`, `def`, `rules`, `rule` or `step`",
+    invalid: "not a token of sketch files",
+};
 
 fn convert_error(source: &str, error: ParseError<usize, Token, Diagnostic>) -> Diagnostic {
-    match error {
-        ParseError::User { error } => error,
-        ParseError::UnrecognizedEof { expected, .. } => Diagnostic::error(
-            "unexpected end of file",
-            Span::new(source.len(), source.len()),
-            describe_expected(&expected),
-        ),
-        ParseError::UnrecognizedToken {
-            token: (start, token, end),
-            expected,
-        } => {
-            let d = Diagnostic::error(
-                format!("unexpected {token}"),
-                Span::new(start, end),
-                describe_expected(&expected),
-            );
-            if matches!(token, Token::Ident(_)) && expected.iter().any(|e| e == "\"}\"") {
-                d.with_note("a step's fields are `sketch = …`, `rules = …`, `cost = …` and `limits = { … }`")
-            } else {
-                d
-            }
-        }
-        ParseError::ExtraToken {
-            token: (start, token, end),
-        } => Diagnostic::error(
-            format!("unexpected {token}"),
-            Span::new(start, end),
-            "expected an item: `import`, `def`, `rules`, `rule` or `step`",
-        ),
-        ParseError::InvalidToken { location } => Diagnostic::error(
-            "invalid token",
-            Span::new(location, location),
-            "not a token of sketch files",
-        ),
-    }
+    EXPECTED.diagnostic(source, error, |token, expected| {
+        (matches!(token, Token::Ident(_)) && expected.iter().any(|e| e == "\"}\""))
+            .then_some("a step's fields are `sketch = …`, `rules = …`, `cost = …` and `limits = { … }`")
+    })
 }
 
 #[cfg(test)]
