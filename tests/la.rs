@@ -283,6 +283,21 @@ fn plans_compile_to_c_that_agrees_with_the_outputs_as_written() {
         "{}",
         stdout(&out)
     );
+    // A sketch for another program is an error that says what the sketch was for.
+    let out = risec(&[
+        "la",
+        "tests/la/kernels.la",
+        "--bench",
+        "--matmul-sketch",
+        "sketches/blur/parallel.sk",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("must describe a matrix multiplication"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
     // Each workload, scaled down, likewise.
     for name in ["loss", "als", "pnmf", "mlr", "glm", "l2svm"] {
         let path = format!("examples/la/{name}.la");

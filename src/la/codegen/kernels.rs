@@ -110,9 +110,17 @@ impl DenseKernel {
             crate::frontend::load::compile_source(&file, None).map_err(|e| format!("{e:?}"))?;
         let lowered = match sketch.filter(|_| self == DenseKernel::MatMul) {
             Some(path) => {
-                let steps = crate::load_sketch(path, &program).map_err(|e| e.to_string())?;
+                // Say which kernel the sketch was for: its messages speak of Rise, not of `.la`.
+                let context = |e: crate::Error| {
+                    format!(
+                        "{}\n  (while compiling the plan's matrix products with --matmul-sketch {}: it must describe a matrix multiplication)",
+                        e.to_string().trim_end(),
+                        path.display()
+                    )
+                };
+                let steps = crate::load_sketch(path, &program).map_err(context)?;
                 crate::optimize(&program, &steps, &crate::SearchOptions::default())
-                    .map_err(|e| e.to_string())?
+                    .map_err(context)?
                     .program
             }
             None => {
