@@ -375,8 +375,9 @@ fn atom_mentions_any(a: &Atom, names: &HashSet<String>) -> bool {
 }
 
 /// Drops, in the body of the loop over `var` that now stops at `⌈(n - r) / c⌉`, the checks
-/// that bound implies: a dimension whose index is `c·var + r` with real length `n`. Returns
-/// whether there was one.
+/// that bound implies: a dimension whose index is `c·var + r` with real length `n`, except one
+/// a vector's lanes run along (the bound implies its first lane only). Returns whether there
+/// was one.
 fn drop_implied_checks(body: &mut [Stmt], var: &str, c: i64, n_minus_r: &Ix) -> bool {
     let dropped = std::cell::Cell::new(false);
     let implied = |guard: &Guard| -> Guard {
@@ -385,7 +386,10 @@ fn drop_implied_checks(body: &mut [Stmt], var: &str, c: i64, n_minus_r: &Ix) -> 
                 .dims
                 .iter()
                 .filter(|d| {
-                    let exact = linear_in(&d.index, var)
+                    // A vector's check along its lanes stays: the bound puts its first lane
+                    // in range, not its last (the partial vector at the end).
+                    let exact = !d.along_lanes
+                        && linear_in(&d.index, var)
                         .filter(|(c2, r)| *c2 == c && d.bound.sub(r) == *n_minus_r)
                         .is_some();
                     dropped.set(dropped.get() || exact);
