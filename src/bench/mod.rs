@@ -9,6 +9,7 @@
 
 pub mod generic;
 pub mod harness;
+pub mod process;
 pub mod report;
 
 use crate::backend_c::{emit_c, CodegenError, CodegenOptions};

@@ -29,6 +29,9 @@ pub struct BenchArgs {
     /// `NAME=FILE.c:FUNCTION` (repeatable; programs other than the matrix multiplication).
     #[arg(long = "baseline", value_name = "NAME=FILE.c:FUNCTION")]
     pub baseline: Vec<String>,
+    /// Link this library for the `--baseline` functions (`-lLIB`; repeatable).
+    #[arg(long = "link", value_name = "LIB")]
+    pub link: Vec<String>,
     /// OpenMP thread counts, e.g. `1,2`.
     #[arg(long, default_value = "1", value_delimiter = ',')]
     pub threads: Vec<u32>,

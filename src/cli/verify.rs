@@ -3,7 +3,9 @@
 //! naive lowering at the benchmark sizes, then timed ([`crate::bench::generic`]).
 
 use super::bench::{load_version, sketch_version_with, BenchArgs};
-use crate::bench::generic::{self, Checked, Kernels, UserBaseline, REL_ERROR_BOUND};
+use crate::bench::generic::driver::ValueClass;
+use crate::bench::generic::verify::ERROR_FLOOR;
+use crate::bench::generic::{self, Checked, Kernels, Oracle, UserBaseline, Verdict, REL_ERROR_BOUND};
 use crate::bench::Version;
 use crate::core::TypedProgram;
 use std::fmt::Write as _;
@@ -39,6 +41,17 @@ pub struct VerifyArgs {
     /// Do not check the sketch files' user rule NAME against the interpreter (repeatable).
     #[arg(long = "trust-rule", value_name = "NAME")]
     pub trust_rule: Vec<String>,
+    /// Build the kernels and the driver with AddressSanitizer and UBSan: any access outside
+    /// the arrays or undefined behaviour fails the kernel, with the sanitizer's report.
+    #[arg(long)]
+    pub sanitize: bool,
+    /// Link this library for the `--baseline` functions (`-lLIB`; repeatable).
+    #[arg(long = "link", value_name = "LIB")]
+    pub link: Vec<String>,
+    /// Each run of the kernels at the check sizes stops after this long, and the kernel that
+    /// was running fails.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::support::units::parse_duration)]
+    pub run_limit: std::time::Duration,
 }
 
 /// `NAME=FILE.c:FUNCTION`.
@@ -121,22 +134,30 @@ fn sizes_text(p: &TypedProgram, sizes: &[u64]) -> String {
         .join(",")
 }
 
-/// The lines of the check against the interpreter; whether every kernel passed.
+/// The lines of a verification; whether every kernel passed.
 fn check_lines(checked: &[Checked], out: &mut String) -> bool {
     let width = checked.iter().map(|c| c.name.len()).max().unwrap_or(0);
     let mut all = true;
     for c in checked {
-        let verdict = if c.code != 0 {
-            format!("returned {} (refused the sizes)", c.code)
-        } else if c.error <= REL_ERROR_BOUND {
-            format!("ok (relative error {:.1e})", c.error)
-        } else {
-            all = false;
-            format!("WRONG: relative error {:.3e}", c.error)
-        };
-        let _ = writeln!(out, "  {:<width$}  {verdict}", c.name);
+        all &= c.verdict.passed();
+        let text = c.verdict.text().replace('\n', &format!("\n  {:width$}    ", ""));
+        let _ = writeln!(out, "  {:<width$}  {text}", c.name);
     }
     all
+}
+
+/// The verdict of a row of the check against the naive lowering at the benchmark sizes.
+fn bench_verdict(code: i32, error: f64) -> Verdict {
+    if code != 0 {
+        Verdict::Refused(code)
+    } else if error <= REL_ERROR_BOUND {
+        Verdict::Agrees(error)
+    } else {
+        Verdict::Wrong {
+            error,
+            class: ValueClass::Uniform,
+        }
+    }
 }
 
 /// Runs `risec verify`; the report, or an error when a kernel is wrong.
@@ -159,6 +180,9 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
         .as_deref()
         .map(|t| run_sizes(&program, t))
         .transpose()?;
+    if args.threads.is_empty() || args.threads.contains(&0) {
+        return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
+    }
     let (dir, _guard) = work_dir(args.keep.as_deref())?;
     let built = generic::build(
         &Kernels {
@@ -166,24 +190,29 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
             versions: &versions,
             user: &user,
             openblas: false,
+            sanitize: args.sanitize,
+            libs: &args.link,
         },
         &dir,
     )
     .map_err(|e| e.to_string())?;
-    if args.threads.is_empty() || args.threads.contains(&0) {
-        return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
-    }
     let mut out = String::new();
     let mut ok = true;
     for &threads in &args.threads {
         let _ = writeln!(
             out,
-            "{}, {threads} thread(s): every kernel against the reference interpreter at {} (max |c - ref| / max |ref| <= {REL_ERROR_BOUND:e})",
+            "{}, {threads} thread(s): every kernel against the reference interpreter at {} (|c - ref| <= {REL_ERROR_BOUND:e} max(|ref|, {ERROR_FLOOR:e} max |ref|) per element), on {} kinds of inputs, every array between guard zones{}",
             program.name,
-            sizes_text(&program, &small)
+            sizes_text(&program, &small),
+            ValueClass::ALL.len(),
+            if args.sanitize { ", under AddressSanitizer and UBSan" } else { "" }
         );
-        let checked =
-            generic::verify(&built, &program, &small, threads, &dir).map_err(|e| e.to_string())?;
+        let oracle = Oracle {
+            limit: Some(args.run_limit),
+            ..Oracle::new(threads)
+        };
+        let checked = generic::verify(&built, &program, &small, &oracle, &dir)
+            .map_err(|e| e.to_string())?;
         ok &= check_lines(&checked, &mut out);
         if let Some(big) = &big {
             let report = generic::bench(&built, big, &[threads], 1).map_err(|e| e.to_string())?;
@@ -199,8 +228,7 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
                 .filter(|r| r.origin.is_some())
                 .map(|r| Checked {
                     name: r.name.clone(),
-                    code: r.code,
-                    error: r.error,
+                    verdict: bench_verdict(r.code, r.error),
                 })
                 .collect();
             ok &= check_lines(&rows, &mut out);
@@ -209,7 +237,9 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
     if ok {
         Ok(out)
     } else {
-        Err(format!("{out}error: a kernel computes a wrong result"))
+        Err(format!(
+            "{out}error: a kernel failed verification (a wrong result, an access outside its arrays, a crash, or sizes it refused)"
+        ))
     }
 }
 
@@ -252,20 +282,24 @@ pub(super) fn bench_generic(args: &BenchArgs, program_path: &str) -> Result<Stri
             versions: &versions,
             user: &user,
             openblas: !args.no_baselines,
+            sanitize: false,
+            libs: &args.link,
         },
         &dir,
     )
     .map_err(|e| e.to_string())?;
     let small = check_sizes(&program, args.check_size.as_deref())?;
     let threads = args.threads.first().copied().unwrap_or(1);
-    let checked =
-        generic::verify(&built, &program, &small, threads, &dir).map_err(|e| e.to_string())?;
+    let checked = generic::verify(&built, &program, &small, &Oracle::new(threads), &dir)
+        .map_err(|e| e.to_string())?;
     let mut check = format!(
         "checked against the reference interpreter at {}:\n",
         sizes_text(&program, &small)
     );
     if !check_lines(&checked, &mut check) {
-        return Err(format!("{check}error: a kernel computes a wrong result"));
+        return Err(format!(
+            "{check}error: a kernel failed verification (a wrong result, an access outside its arrays, a crash, or sizes it refused)"
+        ));
     }
     eprint!("{check}");
     eprintln!(

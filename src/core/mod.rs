@@ -115,6 +115,27 @@ impl Expr {
         count
     }
 
+    /// The distinct literals of the term, in the order first met (the program's own
+    /// constants: verification draws inputs near them).
+    pub fn literals(&self) -> Vec<Literal> {
+        let mut found = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => {
+                    stack.push(b)
+                }
+                ExprKind::App(f, a) => {
+                    stack.push(a);
+                    stack.push(f);
+                }
+                ExprKind::Literal(l) if !found.contains(l) => found.push(*l),
+                ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => {}
+            }
+        }
+        found
+    }
+
     /// The depth of the deepest node (a single node has depth 1).
     pub fn depth(&self) -> usize {
         let mut max = 0;

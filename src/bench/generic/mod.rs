@@ -15,18 +15,22 @@ pub mod blas;
 pub mod driver;
 pub mod report;
 pub mod shape;
+pub mod verify;
+
+pub use verify::{check_sizes, verify, Checked, Oracle, Verdict};
 
 use super::harness::{compile_executable, parse_lines};
-use super::{BenchError, Version};
+use super::{process, BenchError, Version};
 use crate::backend_c::{emit_c, CodegenOptions};
 use crate::core::TypedProgram;
 use crate::ir::types::ScalarType;
 use shape::Shape;
 use std::path::{Path, PathBuf};
 
-/// The largest relative error (`max |c - ref| / max |ref|`) a kernel may have against the
-/// interpreter; against the double-precision reference, twice the naive lowering's own error
-/// when that is larger.
+/// The largest relative error a kernel may have: against the interpreter, per element
+/// ([`verify::rel_error`]'s measure); against the double-precision reference at the benchmark
+/// sizes, `max |c - ref| / max |ref|`, or twice the naive lowering's own error when that is
+/// larger.
 pub const REL_ERROR_BOUND: f64 = 1e-4;
 
 /// The name of the double-precision reference kernel (built from the naive lowering, not
@@ -55,6 +59,10 @@ pub struct Kernels<'a> {
     pub user: &'a [UserBaseline],
     /// Whether to add OpenBLAS where the program is a BLAS operation it knows.
     pub openblas: bool,
+    /// Build everything with AddressSanitizer and UBSan (for verification, not timing).
+    pub sanitize: bool,
+    /// Libraries the user's C functions need (`-lNAME`).
+    pub libs: &'a [String],
 }
 
 /// What a built driver runs, in order (the first is the naive lowering, the reference).
@@ -71,6 +79,8 @@ pub struct Built {
     /// The driver's index of the first kernel it reports (1 when kernel 0 is the
     /// double-precision reference).
     pub first: usize,
+    /// Whether it was built with the sanitizers.
+    pub sanitized: bool,
 }
 
 /// Compiles the kernels and the driver into `dir`.
@@ -149,11 +159,17 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
         }
     }
     for u in k.user {
-        sources.push(u.file.clone());
+        // Several functions may come from one file: it is compiled once.
+        let known = sources
+            .iter()
+            .any(|s| crate::support::output::same_file(s, &u.file));
+        if !known {
+            sources.push(u.file.clone());
+        }
         entries.push((u.name.clone(), u.function.clone()));
         kernels.push((u.name.clone(), super::Origin::Baseline));
     }
-    let mut libs = Vec::new();
+    let mut libs: Vec<&str> = k.libs.iter().map(String::as_str).collect();
     let mut threads_extra = String::new();
     let mut recognised = None;
     if k.openblas && super::harness::openblas_available() {
@@ -180,18 +196,46 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
             } else {
                 ""
             },
+            &program_constants(k.program),
         ),
     )?;
     sources.push(driver);
     let exe = dir.join("risec-bench");
-    compile_executable(&sources, &[dir.to_path_buf()], &exe, &[], &libs)?;
+    let flags: &[&str] = if k.sanitize { SANITIZE_FLAGS } else { &[] };
+    compile_executable(&sources, &[dir.to_path_buf()], &exe, flags, &libs)?;
     Ok(Built {
         exe,
         shape,
         kernels,
         blas: recognised,
         first: usize::from(precise),
+        sanitized: k.sanitize,
     })
+}
+
+/// The C compiler's flags of a sanitized build: AddressSanitizer and UBSan, every report fatal.
+pub const SANITIZE_FLAGS: &[&str] = &[
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+    "-g",
+];
+
+/// The program's numeric literals, which the wide inputs are drawn near.
+fn program_constants(program: &TypedProgram) -> Vec<f64> {
+    use crate::core::Literal;
+    program
+        .term
+        .literals()
+        .into_iter()
+        .filter_map(|l| match l {
+            Literal::F32(bits) => Some(f64::from(f32::from_bits(bits))),
+            Literal::F64(bits) => Some(f64::from_bits(bits)),
+            Literal::I32(v) => Some(f64::from(v)),
+            Literal::I64(v) => Some(v as f64),
+            Literal::Bool(_) => None,
+        })
+        .collect()
 }
 
 /// The arguments every driver mode starts with: the sizes, then the element counts of the
@@ -203,122 +247,6 @@ fn size_args(shape: &Shape, sizes: &[u64]) -> Result<Vec<String>, BenchError> {
         args.push(len.to_string());
     }
     Ok(args)
-}
-
-/// One kernel's verification against the interpreter.
-#[derive(Clone, Debug)]
-pub struct Checked {
-    /// The kernel's name.
-    pub name: String,
-    /// What it returned (0: computed; 1: sizes it does not take; 2, 3: memory, `int` range).
-    pub code: i32,
-    /// Its relative error against the interpreter (infinite when it returned non-zero).
-    pub error: f64,
-}
-
-/// The verification of every kernel of a built driver at `sizes`, with `threads` OpenMP
-/// threads, against the reference interpreter on the driver's own inputs.
-pub fn verify(
-    built: &Built,
-    program: &TypedProgram,
-    sizes: &[u64],
-    threads: u32,
-    dir: &Path,
-) -> Result<Vec<Checked>, BenchError> {
-    let dump = dir.join("dump");
-    std::fs::create_dir_all(&dump).map_err(|source| BenchError::CreateDir {
-        path: dump.clone(),
-        source,
-    })?;
-    let mut args = vec!["dump".to_string()];
-    args.extend(size_args(&built.shape, sizes)?);
-    args.push(dump.to_string_lossy().into_owned());
-    let out = std::process::Command::new(&built.exe)
-        .args(&args)
-        .env("OMP_NUM_THREADS", threads.to_string())
-        .output()
-        .map_err(BenchError::DriverNotRun)?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        return Err(BenchError::DriverFailed {
-            stdout: format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)),
-        });
-    }
-    let generic = |reason: String| BenchError::Generic { reason };
-    let mut inputs = Vec::new();
-    for (i, o) in built.shape.inputs.iter().enumerate() {
-        let flat = read_doubles(&dump.join(format!("in{i}.bin")))?;
-        inputs.push(shape::to_value(o, sizes, &flat).map_err(generic)?);
-    }
-    let expected = crate::interp::run_program(program, sizes, inputs)
-        .map_err(|e| generic(format!("the reference interpreter: {e}")))?;
-    let expected = shape::flatten(&expected);
-    let mut checked = Vec::new();
-    for (k, words) in parse_lines(&stdout, "DUMP").iter().enumerate() {
-        let (Some(code), Some(name_end)) = (words.last(), words.len().checked_sub(1)) else {
-            continue;
-        };
-        let name = words[..name_end].join(" ");
-        let code: i32 = code.parse().unwrap_or(-1);
-        let error = if code == 0 {
-            let got = read_doubles(&dump.join(format!("k{}.bin", k + built.first)))?;
-            rel_error(&got, &expected)
-        } else {
-            f64::INFINITY
-        };
-        checked.push(Checked { name, code, error });
-    }
-    Ok(checked)
-}
-
-/// `max |c - r| / max |r|` (the absolute error when `r` is zero); NaN when a value is NaN.
-fn rel_error(c: &[f64], r: &[f64]) -> f64 {
-    if c.len() != r.len() {
-        return f64::NAN;
-    }
-    let mut num: f64 = 0.0;
-    let mut den: f64 = 0.0;
-    for (a, b) in c.iter().zip(r) {
-        let d = (a - b).abs();
-        if d.is_nan() {
-            return f64::NAN;
-        }
-        num = num.max(d);
-        den = den.max(b.abs());
-    }
-    if den > 0.0 {
-        num / den
-    } else {
-        num
-    }
-}
-
-fn read_doubles(path: &Path) -> Result<Vec<f64>, BenchError> {
-    let bytes = std::fs::read(path).map_err(|e| BenchError::Generic {
-        reason: format!("cannot read `{}`: {e}", path.display()),
-    })?;
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect())
-}
-
-/// Sizes for the check against the interpreter: the same small value for every size
-/// parameter, the first of a few (odd ones first, so that tiles do not divide them) for which
-/// the program's facts hold.
-pub fn check_sizes(program: &TypedProgram) -> Result<Vec<u64>, BenchError> {
-    for v in [13u64, 17, 24, 32, 48, 64, 96, 128] {
-        let sizes = vec![v; program.size_params.len()];
-        if program.violated_fact(&sizes).is_none() {
-            return Ok(sizes);
-        }
-    }
-    Err(BenchError::Generic {
-        reason: format!(
-            "no small sizes satisfy the facts of `{}`: give them with --check-size",
-            program.name
-        ),
-    })
 }
 
 /// One timed row of the driver.
@@ -369,23 +297,28 @@ pub fn bench(
     args.extend(size_args(&built.shape, sizes)?);
     args.push(thread_list.join(","));
     args.push(rounds.to_string());
-    let mut cmd = std::process::Command::new(&built.exe);
+    let max_threads = threads.iter().max().copied().unwrap_or(1);
+    let mut env = vec![("OMP_NUM_THREADS", max_threads.to_string())];
     if built.blas.is_some() {
         if let Some(core) = super::harness::openblas_coretype() {
-            cmd.env("OPENBLAS_CORETYPE", core);
+            env.push(("OPENBLAS_CORETYPE", core.to_string()));
         }
     }
-    let max_threads = threads.iter().max().copied().unwrap_or(1);
-    let out = cmd
-        .args(&args)
-        .env("OMP_NUM_THREADS", max_threads.to_string())
-        .stderr(std::process::Stdio::inherit())
-        .output()
+    let dir = built.exe.parent().unwrap_or(Path::new("."));
+    let finished = process::run(&built.exe, &args, &env, dir, None, process::Stderr::Shown)
         .map_err(BenchError::DriverNotRun)?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        return Err(BenchError::DriverFailed { stdout });
+    if !finished.success() {
+        let during = finished
+            .running_kernel()
+            .and_then(|k| k.checked_sub(built.first))
+            .and_then(|k| built.kernels.get(k))
+            .map(|(name, _)| format!("during a call of `{name}`, "))
+            .unwrap_or_default();
+        return Err(BenchError::DriverFailed {
+            stdout: format!("{during}it {}", finished.ending_text()),
+        });
     }
+    let stdout = finished.stdout;
     let mut rows = Vec::new();
     for words in parse_lines(&stdout, "RESULT") {
         let split = words.len().saturating_sub(6);

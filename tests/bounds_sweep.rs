@@ -1,0 +1,217 @@
+//! No kernel touches memory it does not own, at any size: every shipped sketch of
+//! `sketches/KERNEL/` (with `examples/KERNEL.rise`) compiled with AddressSanitizer and UBSan and
+//! verified against the reference interpreter (`risec verify --sanitize`'s oracle: guard
+//! zones, every input left as it was) at a sweep of sizes: 1, small primes, one below, at and
+//! above every multiple the C rounds sizes up to and every vector width, with 1 and 3 threads.
+//!
+//! One size parameter varies at a time (the others at a small base size), then all together
+//! along a diagonal of small sizes. The sketches named `*-unguided.sk` are left out: they are
+//! searches to compare schedulers with, which the default scheduler does not finish.
+
+use risec::backend_c::edges::SizeHandling;
+use risec::backend_c::{emit_c, CodegenOptions};
+use risec::bench::generic::driver::ValueClass;
+use risec::bench::generic::{self, Kernels, Oracle};
+use risec::bench::Version;
+use risec::core::TypedProgram;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The sizes every size parameter is tried at: 1, small primes, and one on either side of the
+/// vector widths the shipped sketches use (4, 8, 16, 32).
+const BASE_SWEEP: [u64; 12] = [1, 2, 3, 5, 7, 9, 13, 15, 17, 31, 33, 65];
+
+/// The shipped kernels: (name, program, sketch files).
+fn kernels() -> Vec<(String, PathBuf, Vec<PathBuf>)> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("sketches"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let program = Path::new(ROOT).join(format!("examples/{name}.rise"));
+        if !program.is_file() {
+            continue;
+        }
+        let mut sketches: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let file = p.file_name().unwrap().to_string_lossy();
+                file.ends_with(".sk") && file != "lib.sk" && !file.ends_with("-unguided.sk")
+            })
+            .collect();
+        sketches.sort();
+        found.push((name, program, sketches));
+    }
+    found
+}
+
+/// The sizes to try each size parameter at: the base sweep and one below, at and above every
+/// multiple the versions' C rounds that parameter up to.
+fn sweeps(program: &TypedProgram, versions: &[Version]) -> Vec<Vec<u64>> {
+    let mut sweeps: Vec<Vec<u64>> = vec![BASE_SWEEP.to_vec(); program.size_params.len()];
+    for v in versions {
+        let c = emit_c(&v.program, &CodegenOptions::new("k.h")).unwrap();
+        match &c.sizes {
+            SizeHandling::RoundedUp(multiples, _) => {
+                for (name, m) in multiples {
+                    let p = program.size_params.iter().position(|n| n == name).unwrap();
+                    sweeps[p].extend([m - 1, *m, m + 1]);
+                }
+            }
+            SizeHandling::Exact(why) => panic!(
+                "`{}` refuses sizes its tiles do not divide: {why:?}",
+                v.name
+            ),
+            SizeHandling::Any => {}
+        }
+    }
+    for s in &mut sweeps {
+        s.retain(|v| *v > 0);
+        s.sort();
+        s.dedup();
+    }
+    sweeps
+}
+
+/// The size combinations: one parameter along its sweep with the others at `base`, then the
+/// diagonal of small sizes; only those the program's facts allow.
+fn combinations(program: &TypedProgram, sweeps: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let count = program.size_params.len();
+    let base = [7u64, 13, 17, 33]
+        .into_iter()
+        .find(|b| program.violated_fact(&vec![*b; count]).is_none())
+        .expect("a small base size");
+    let mut combos = Vec::new();
+    for (p, sweep) in sweeps.iter().enumerate() {
+        for v in sweep {
+            let mut sizes = vec![base; count];
+            sizes[p] = *v;
+            combos.push(sizes);
+        }
+    }
+    for v in [1u64, 2, 3, 5, 17, 33] {
+        combos.push(vec![v; count]);
+    }
+    combos.retain(|s| program.violated_fact(s).is_none());
+    combos.sort();
+    combos.dedup();
+    combos
+}
+
+/// Verifies one kernel's versions over its sweep; the failures, as text.
+fn sweep_kernel(name: &str, program_path: &Path, sketches: &[PathBuf]) -> Vec<String> {
+    let started = std::time::Instant::now();
+    let program = risec::load_program(program_path, None).unwrap();
+    let versions: Vec<Version> = sketches
+        .iter()
+        .map(|s| {
+            let steps = risec::load_sketch(s, &program).unwrap();
+            let done = risec::optimize(&program, &steps, &Default::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", s.display()));
+            Version {
+                name: s.file_stem().unwrap().to_string_lossy().into_owned(),
+                program: done.program,
+                exact_sizes: false,
+            }
+        })
+        .collect();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bounds-sweep-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let built = generic::build(
+        &Kernels {
+            program: &program,
+            versions: &versions,
+            user: &[],
+            openblas: false,
+            sanitize: true,
+            libs: &[],
+        },
+        &dir,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let built_at = started.elapsed();
+    let sweeps = sweeps(&program, &versions);
+    let combos = combinations(&program, &sweeps);
+    let mut failures = Vec::new();
+    for (i, sizes) in combos.iter().enumerate() {
+        for threads in [1, 3] {
+            // Every kind of input at the first sizes, the uniform ones elsewhere.
+            let classes = if i == 0 {
+                ValueClass::ALL.to_vec()
+            } else {
+                vec![ValueClass::Uniform]
+            };
+            let oracle = Oracle {
+                classes,
+                ..Oracle::new(threads)
+            };
+            let checked = generic::verify(&built, &program, sizes, &oracle, &dir)
+                .unwrap_or_else(|e| panic!("{name} at {sizes:?}: {e}"));
+            for c in checked.iter().filter(|c| !c.verdict.passed()) {
+                failures.push(format!(
+                    "{name}/{} at {:?}, {threads} thread(s): {}",
+                    c.name,
+                    program.size_params.iter().zip(sizes).collect::<Vec<_>>(),
+                    c.verdict.text()
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{name}: {} version(s) at {} size combinations, 1 and 3 threads (built in {built_at:.1?}, {:.1?} in all)",
+        versions.len() + 1,
+        combos.len(),
+        started.elapsed()
+    );
+    failures
+}
+
+/// Whether `cc -fsanitize=address,undefined` builds and runs a program here.
+fn sanitizers_available() -> bool {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bounds-sweep-probe");
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("probe.c");
+    std::fs::write(&c, "int main(void) { return 0; }\n").unwrap();
+    let exe = dir.join("probe");
+    let built = std::process::Command::new("cc")
+        .args(["-fsanitize=address,undefined", "-fopenmp"])
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .is_ok_and(|s| s.success());
+    built && std::process::Command::new(&exe).status().is_ok_and(|s| s.success())
+}
+
+#[test]
+fn every_shipped_sketch_stays_inside_its_arrays_at_every_size() {
+    assert!(
+        sanitizers_available(),
+        "this test needs `cc -fsanitize=address,undefined` (gcc with libasan and libubsan)"
+    );
+    let work = Mutex::new(kernels());
+    let failures = Mutex::new(Vec::new());
+    // The kernels in two workers: the machine's two cores.
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some((name, program, sketches)) = work.lock().unwrap().pop() else {
+                    break;
+                };
+                let found = sweep_kernel(&name, &program, &sketches);
+                failures.lock().unwrap().extend(found);
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
