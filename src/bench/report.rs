@@ -39,7 +39,7 @@ impl BenchReport {
             None
         };
         let blas = self.find(row.threads, &|r| r.origin == Origin::OpenBlas);
-        [naive, twin, blas].map(|b| b.map(|b| b.median_ms / row.median_ms))
+        [naive, twin, blas].map(|b| b.and_then(|b| super::speed_up(b.median_ms, row.median_ms)))
     }
 
     /// The table printed by `risec bench`.
@@ -180,7 +180,8 @@ impl BenchReport {
         out
     }
 
-    /// Draws GFLOP/s per kernel, one bar per thread count, as SVG.
+    /// Draws GFLOP/s per kernel, one bar per thread count, as SVG written to `path` (through
+    /// [`crate::support::output::write_atomically`]).
     pub fn plot(&self, path: &Path) -> Result<(), BenchError> {
         use plotters::prelude::*;
         use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -199,8 +200,9 @@ impl BenchReport {
             .map(|r| r.gflops(self.sizes))
             .fold(1.0f64, f64::max);
         let [m, n, k] = self.sizes;
-        let draw = || -> Result<(), Box<dyn std::error::Error>> {
-            let root = SVGBackend::new(path, (1100, 560)).into_drawing_area();
+        let mut svg = String::new();
+        let mut draw = || -> Result<(), Box<dyn std::error::Error>> {
+            let root = SVGBackend::with_string(&mut svg, (1100, 560)).into_drawing_area();
             root.fill(&WHITE)?;
             let mut chart = ChartBuilder::on(&root)
                 .caption(
@@ -273,6 +275,7 @@ impl BenchReport {
         draw().map_err(|e| BenchError::Plot {
             path: path.to_path_buf(),
             reason: e.to_string(),
-        })
+        })?;
+        Ok(crate::support::output::write_atomically(path, &svg)?)
     }
 }
