@@ -279,3 +279,54 @@ impl BenchReport {
         Ok(crate::support::output::write_atomically(path, &svg)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, origin: Origin, median_ms: f64) -> Measurement {
+        Measurement {
+            name: name.into(),
+            origin,
+            threads: 1,
+            median_ms,
+            min_ms: median_ms,
+            max_ms: median_ms,
+            error: 0.0,
+        }
+    }
+
+    fn report(version_ms: f64) -> BenchReport {
+        BenchReport {
+            sizes: [64, 64, 64],
+            rows: vec![
+                row("naive (C)", Origin::Baseline, 2.0),
+                row("blocking", Origin::Generated, version_ms),
+            ],
+            refused: Vec::new(),
+            openblas: false,
+        }
+    }
+
+    #[test]
+    fn the_plot_is_written_through_the_safe_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("bars.svg");
+        report(0.5).plot(&svg).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.starts_with("<svg"), "{text}");
+        assert!(text.contains("blocking"));
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left behind");
+        let e = report(0.5).plot(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("it is a folder"), "{e}");
+    }
+
+    #[test]
+    fn a_zero_time_has_no_ratio() {
+        let r = report(0.0);
+        assert_eq!(r.ratios(&r.rows[1])[0], None);
+        let r = report(0.5);
+        assert_eq!(r.ratios(&r.rows[1])[0], Some(4.0));
+    }
+}
