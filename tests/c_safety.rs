@@ -312,6 +312,11 @@ fn outputs_that_name_an_input_are_refused_and_nothing_is_written() {
         std::os::unix::fs::symlink("lib.sk", dir.join("link.c")).unwrap();
     }
     std::fs::create_dir_all(dir.join("sub")).unwrap();
+    // Inputs named like the header of a C output (`-o prog.c` writes `prog.h`), and a
+    // baseline's C file.
+    std::fs::copy(dir.join("naive.rise"), dir.join("prog.h")).unwrap();
+    std::fs::copy(dir.join("matmul.rise"), dir.join("mm.h")).unwrap();
+    std::fs::write(dir.join("k.c"), "void k(void) {}\n").unwrap();
     let before = snapshot(&dir);
     let main_job = |out: &[&str]| {
         let mut args = vec!["matmul.rise", "--sketch", "blocking.sk", "-q"];
@@ -340,6 +345,55 @@ fn outputs_that_name_an_input_are_refused_and_nothing_is_written() {
             main_job(&["--stats", "matmul.rise"]),
         ),
     ];
+    runs.push((
+        "emit-c's header onto its program",
+        risec_in(&dir, &["emit-c", "prog.h", "-o", "prog.c"]),
+    ));
+    runs.push((
+        "the main job's header onto the program",
+        risec_in(
+            &dir,
+            &["mm.h", "--sketch", "blocking.sk", "-q", "-o", "mm.c"],
+        ),
+    ));
+    runs.push((
+        "prove --stats onto the goal",
+        risec_in(
+            &dir,
+            &[
+                "prove",
+                "naive.rise",
+                "matmul.rise",
+                "--rules",
+                "eta",
+                "--stats",
+                "matmul.rise",
+            ],
+        ),
+    ));
+    runs.push((
+        "bench --csv onto a baseline's C file",
+        risec_in(
+            &dir,
+            &[
+                "bench",
+                "naive.rise",
+                "--version",
+                "v=naive.rise",
+                "--baseline",
+                "b=k.c:k",
+                "--csv",
+                "k.c",
+            ],
+        ),
+    ));
+    runs.push((
+        "bench --plot onto a version's file",
+        risec_in(
+            &dir,
+            &["bench", "--version", "v=naive.rise", "--plot", "naive.rise"],
+        ),
+    ));
     runs.push((
         "emit-c through a folder",
         risec_in(&dir, &["emit-c", "naive.rise", "-o", "sub/../naive.rise"]),
@@ -373,4 +427,67 @@ fn emit_c_errors_point_at_the_primitive_in_the_source() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("┌─ u.rise:2:16"), "{stderr}");
     assert!(stderr.contains("`reduceSeqUnroll` here"), "{stderr}");
+}
+
+/// `-o` onto a FIFO writes into it (a reader gets the C), and the FIFO stays one: risec never
+/// renames a new file over a device or a FIFO (`-o /dev/null` once replaced the machine's
+/// `/dev/null`; that case is checked on the file's type only, in `support::output`). A C file
+/// that is a FIFO whose header would be a new file beside it is refused.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_fifos_are_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = work_dir("fifo");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("examples/lowlevel/naive.rise"),
+        dir.join("naive.rise"),
+    )
+    .unwrap();
+    for name in ["pipe.c", "pipe.h", "lone.c", "lone.h"] {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    let fifo = |name: &str| {
+        let made = Command::new("mkfifo").arg(dir.join(name)).status().unwrap();
+        assert!(made.success());
+    };
+    fifo("pipe.c");
+    fifo("pipe.h");
+    // Readers as processes: a test that fails leaves no thread blocked on a FIFO.
+    let reader = |name: &str| {
+        Command::new("cat")
+            .arg(dir.join(name))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (mut c, mut h) = (reader("pipe.c"), reader("pipe.h"));
+    let out = risec_in(&dir, &["emit-c", "naive.rise", "-o", "pipe.c"]);
+    if !out.status.success() {
+        let _ = (c.kill(), h.kill());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let text = |child: std::process::Child| {
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let (source, header) = (text(c), text(h));
+    assert!(source.contains("#include \"pipe.h\""), "{source}");
+    assert!(header.contains("int matmul("), "{header}");
+    for name in ["pipe.c", "pipe.h"] {
+        let kind = std::fs::metadata(dir.join(name)).unwrap().file_type();
+        assert!(kind.is_fifo(), "{name} is still a FIFO");
+    }
+    fifo("lone.c");
+    let out = risec_in(&dir, &["emit-c", "naive.rise", "-o", "lone.c"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("would be made as a new file beside it"),
+        "{stderr}"
+    );
+    assert!(!dir.join("lone.h").exists());
+    let left = std::fs::read_dir(&dir).unwrap().flatten();
+    let temporary = left.filter(|e| e.file_name().to_string_lossy().starts_with(".risec-"));
+    assert_eq!(temporary.count(), 0);
 }

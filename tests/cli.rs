@@ -190,6 +190,7 @@ fn unreadable_and_binary_files_are_errors_not_crashes() {
     let out = risec(&["check", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("not valid UTF-8"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("binary.rise:1:1"), "{}", stderr(&out));
 }
 
 #[test]
@@ -205,4 +206,112 @@ fn entry_selects_a_definition() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Runs risec in `dir` with `RISEC_TEST_PAUSE=point` (see `support::cleanup`), waits until it
+/// says where it paused, sends it `signal` (`INT`, `TERM`) and returns its exit status and the
+/// path it paused at.
+#[cfg(unix)]
+fn interrupted(
+    dir: &std::path::Path,
+    point: &str,
+    args: &[&str],
+    signal: &str,
+) -> (Option<i32>, std::path::PathBuf) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_risec"))
+        .args(args)
+        .current_dir(dir)
+        .env("RISEC_TEST_PAUSE", point)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let prefix = format!("risec: paused at {point}: ");
+    let paused = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix(&prefix).map(std::path::PathBuf::from));
+    let Some(paused) = paused else {
+        let _ = child.kill();
+        panic!("risec {args:?} did not pause at {point}");
+    };
+    assert!(
+        paused.exists(),
+        "{} exists while risec is paused",
+        paused.display()
+    );
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    (child.wait().unwrap().code(), paused)
+}
+
+/// SIGINT or SIGTERM while an output is written removes its temporary file (the output is
+/// not made) and exits with 130 or 143; the work folder of `risec verify` goes too.
+#[cfg(unix)]
+#[test]
+fn signals_remove_temporary_files_and_work_folders() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("signals");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("examples/lowlevel/naive.rise"),
+        dir.join("naive.rise"),
+    )
+    .unwrap();
+    let emit = ["emit-c", "naive.rise", "-o", "mm.c"];
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let (status, temporary) = interrupted(&dir, "write", &emit, signal);
+        assert_eq!(status, Some(code), "SIG{signal}");
+        assert!(
+            !temporary.exists(),
+            "SIG{signal} left {}",
+            temporary.display()
+        );
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["naive.rise"],
+            "SIG{signal}: nothing is left but the input"
+        );
+    }
+    let program = root.join("examples/dot.rise");
+    let verify = ["verify", program.to_str().unwrap()];
+    let (status, work) = interrupted(&dir, "work-dir", &verify, "TERM");
+    assert_eq!(status, Some(143));
+    assert!(!work.exists(), "the work folder {} is left", work.display());
+}
+
+/// `--rounds 0` is refused: no timed round gives no time and no speed-up.
+#[test]
+fn zero_rounds_are_refused() {
+    for args in [
+        &["bench", "--rounds", "0"][..],
+        &[
+            "bench",
+            "examples/dot.rise",
+            "--rounds",
+            "0",
+            "--size",
+            "n=1024",
+        ],
+        &["la", "tests/la/kernels.la", "--bench", "--rounds", "0"],
+    ] {
+        let out = risec(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&out).contains("at least 1 timed round"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
 }

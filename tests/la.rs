@@ -391,3 +391,117 @@ fn edge_cases_of_the_check_and_the_c() {
     assert_eq!(code, Some(1));
     assert!(err.contains("no `output`"), "{err}");
 }
+
+/// `risec la -o` never replaces an input: the `.la` file itself, a `.la` file that is the C
+/// file's header (`-o X.c` writes `X.h`), or the matmul sketch and the files it imports.
+#[test]
+fn c_outputs_that_name_an_input_are_refused_and_nothing_is_written() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("la-inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "input A : 30 x 40\ninput B : 40 x 20\noutput C = t(t(A %*% B))\n";
+    for name in ["mm.la", "mm.h"] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    for name in ["blocking.sk", "lib.sk"] {
+        std::fs::copy(format!("{ROOT}/sketches/matmul/{name}"), dir.join(name)).unwrap();
+    }
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let runs: [(&str, Vec<String>); 4] = [
+        (
+            "the .la file",
+            vec![path("mm.la"), "-o".into(), path("mm.la")],
+        ),
+        ("the header", vec![path("mm.h"), "-o".into(), path("mm.c")]),
+        (
+            "the matmul sketch",
+            vec![
+                path("mm.la"),
+                "--matmul-sketch".into(),
+                path("blocking.sk"),
+                "-o".into(),
+                path("blocking.sk"),
+            ],
+        ),
+        (
+            "a file the sketch imports",
+            vec![
+                path("mm.la"),
+                "--matmul-sketch".into(),
+                path("blocking.sk"),
+                "-o".into(),
+                path("lib.sk"),
+            ],
+        ),
+    ];
+    for (what, args) in runs {
+        let mut all = vec!["la"];
+        all.extend(args.iter().map(String::as_str));
+        let out = risec(&all);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("would overwrite the input"),
+            "{what}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stdout(&out).is_empty(),
+            "{what}: nothing is optimised first"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("mm.la")).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(dir.join("mm.h")).unwrap(), text);
+    assert!(!dir.join("mm.c").exists() && !dir.join("lib.h").exists());
+    let sketch = std::fs::read_to_string(format!("{ROOT}/sketches/matmul/lib.sk")).unwrap();
+    assert_eq!(std::fs::read_to_string(dir.join("lib.sk")).unwrap(), sketch);
+}
+
+/// `--rounds 0` is refused (no round gives no time), and a time of zero gives no speed-up.
+#[test]
+fn zero_rounds_are_refused_and_zero_times_give_no_speed_up() {
+    let out = risec(&["la", "tests/la/kernels.la", "--bench", "--rounds", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("at least 1 timed round"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
+    // Called as a function too (its arguments built without the command line's check).
+    #[derive(clap::Parser)]
+    struct Args {
+        #[command(flatten)]
+        la: risec::cli::la::LaArgs,
+    }
+    let path = format!("{ROOT}/tests/la/kernels.la");
+    let args = risec::cli::la::LaArgs {
+        rounds: 0,
+        bench: true,
+        ..<Args as clap::Parser>::parse_from(["la", path.as_str()]).la
+    };
+    assert!(risec::cli::la::la(&args)
+        .unwrap_err()
+        .contains("at least 1 timed round"));
+    use risec::cli::la::speed_up;
+    assert_eq!(speed_up(3.0, 1.5), "speed-up 2.0x");
+    for (a, b) in [(0.0, 0.0), (1.0, 0.0), (0.0, 2.0)] {
+        assert!(
+            speed_up(a, b).starts_with("no speed-up measured"),
+            "{a} {b}"
+        );
+    }
+}
+
+/// A `.la` file with a byte that is not UTF-8 is reported at that byte's line and column.
+#[test]
+fn invalid_utf8_in_a_la_file_is_reported_at_its_place() {
+    let path = temp_file(
+        "latin1.la",
+        b"input A : 3 x 4\nassert sum(t(A)) == \xe9sum(A)\n",
+    );
+    let out = risec(&["la", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("is not valid UTF-8 text"), "{err}");
+    assert!(err.contains("latin1.la:2:21"), "{err}");
+    assert!(err.contains("invalid byte 0xE9"), "{err}");
+}

@@ -392,3 +392,78 @@ fn helper_facts_that_fail_at_a_use_are_errors() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "main : 8.f32 -> 4.2.f32\n");
 }
+
+/// A file with a byte that is not UTF-8 (a Latin-1 `é`) is reported at that byte's line and
+/// column, with the line shown: a program, a sketch and a file a sketch imports.
+#[test]
+fn invalid_utf8_is_reported_at_its_line_and_column() {
+    let program = temp_file(
+        "latin1.rise",
+        b"// caf\xe9\ndef f (x : f32) : f32 = x + 1.0\n",
+    );
+    let out = risec(&["check", program.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("error: `"), "{err}");
+    assert!(
+        err.contains("latin1.rise` is not valid UTF-8 text"),
+        "{err}"
+    );
+    assert!(err.contains("latin1.rise:1:7"), "{err}");
+    assert!(err.contains("invalid byte 0xE9"), "{err}");
+    let sketch = temp_file("latin1.sk", b"step s {\n  rules = []\n  sk\xe9tch = ?\n}\n");
+    let out = risec(&[
+        "examples/dot.rise",
+        "--sketch",
+        sketch.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("latin1.sk:3:5"), "{}", stderr(&out));
+    let importing = temp_file("imports-latin1.sk", b"import \"latin1.sk\"\n");
+    let out = risec(&[
+        "examples/dot.rise",
+        "--sketch",
+        importing.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("latin1.sk:3:5"), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+}
+
+/// Type errors name the sizes and types not inferred yet `?a`, `?b`, … (the same one the
+/// same name within a message), never by their internal numbers (`?16.?19.f32`).
+#[test]
+fn unknown_sizes_in_type_errors_are_named_readably() {
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "def k (x : 25.f32) : 25.f32 =\n  x |> split 3 |> join |> join\n",
+            "expected `?a.?b.?c`, found `25.f32`",
+            "`?a` and `?b` stand for sizes and `?c` for a type not inferred yet",
+        ),
+        (
+            "def k (x : 24.f32) =\n  x |> split 3 |> map (fun (r : 4.4.f32) => r)\n",
+            "expected `?a.4.4.f32`, found `8.3.f32`",
+            "`?a` stands for a size not inferred yet",
+        ),
+        (
+            "def k (x : 24.f32) =\n  zip (x |> split 3) (x |> split 3) |> map (fun (p : (4.f32, 4.f32)) => p)\n",
+            "expected `?a.(4.f32, 4.f32)`, found `8.(3.f32, 3.f32)`",
+            "`?a` stands for a size not inferred yet",
+        ),
+    ];
+    for (i, (text, label, note)) in cases.iter().enumerate() {
+        let path = temp_file(&format!("metas-{i}.rise"), text.as_bytes());
+        let out = risec(&["check", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        let err = stderr(&out);
+        assert!(err.contains(label), "{err}");
+        assert!(err.contains(note), "{err}");
+        let numbered = err
+            .split('?')
+            .skip(1)
+            .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == 't'));
+        assert!(!numbered, "an inference variable by its number: {err}");
+    }
+}

@@ -6,7 +6,9 @@ use crate::core::sizes::{parse_sizes, SizesError};
 use crate::core::TypedProgram;
 use crate::diagnostics::{Diagnostic, SourceFile, Span};
 use crate::frontend::syntax::lexer::Token;
-use crate::support::output::{check_not_inputs, write_all_atomically, OverwritesInput, WriteError};
+use crate::support::output::{
+    check_not_inputs, check_writable_pair, write_all_atomically, OverwritesInput, WriteError,
+};
 use std::path::{Path, PathBuf};
 
 /// Why a program could not be compiled to C files. `Display` gives the message `risec emit-c`
@@ -61,10 +63,13 @@ pub fn header_path(source: &Path) -> std::path::PathBuf {
     source.with_extension("h")
 }
 
-/// Checks that neither `output` nor its header is one of `inputs` (the program file, the sketch
-/// and its imports), before any work.
+/// Checks, before any work, that neither `output` nor its header is one of `inputs` (the
+/// program file, the sketch and its imports) and that both can be written (see
+/// [`check_writable_pair`]: `-o /dev/null` would make `/dev/null.h`).
 pub fn check_outputs(output: &Path, inputs: &[&Path]) -> Result<(), EmitCError> {
-    Ok(check_not_inputs(&[output, &header_path(output)], inputs)?)
+    let header = header_path(output);
+    check_not_inputs(&[output, &header], inputs)?;
+    Ok(check_writable_pair(output, &header)?)
 }
 
 /// Options for compiling `program` to be written at `output` (header named after it), with
@@ -122,6 +127,7 @@ pub fn compile_to_files(
     match output {
         Some(path) => {
             let header = header_path(path);
+            check_writable_pair(path, &header)?;
             write_all_atomically(&[(path, &c.source), (&header, &c.header)])?;
             let mut msg = format!(
                 "wrote {} and {}: {};\n",

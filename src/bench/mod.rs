@@ -129,6 +129,14 @@ pub enum BenchError {
     },
 }
 
+/// The speed-up of a kernel over a baseline, `baseline_ms / kernel_ms`, when both times are
+/// positive: a time of zero (below the clock's resolution) gives none rather than an infinite
+/// or meaningless ratio.
+pub fn speed_up(baseline_ms: f64, kernel_ms: f64) -> Option<f64> {
+    let ratio = baseline_ms / kernel_ms;
+    (baseline_ms > 0.0 && kernel_ms > 0.0 && ratio.is_finite()).then_some(ratio)
+}
+
 /// A version to benchmark: its name and its low-level program.
 #[derive(Clone, Debug)]
 pub struct Version {
@@ -359,7 +367,7 @@ pub fn run(
     let dir = match &options.work_dir {
         Some(d) => d.clone(),
         None => {
-            temp = tempfile::tempdir().map_err(BenchError::TempDir)?;
+            temp = crate::support::cleanup::WorkDir::new().map_err(BenchError::TempDir)?;
             temp.path().to_path_buf()
         }
     };
@@ -486,6 +494,16 @@ mod tests {
             program: compile_source(&SourceFile::new("v.rise", text), None).unwrap(),
             exact_sizes: false,
         }
+    }
+
+    #[test]
+    fn speed_ups_need_two_positive_times() {
+        assert_eq!(speed_up(3.0, 1.5), Some(2.0));
+        assert_eq!(speed_up(0.0, 0.0), None);
+        assert_eq!(speed_up(1.0, 0.0), None);
+        assert_eq!(speed_up(0.0, 1.0), None);
+        assert_eq!(speed_up(f64::NAN, 1.0), None);
+        assert_eq!(speed_up(f64::MAX, f64::MIN_POSITIVE), None);
     }
 
     #[test]

@@ -39,7 +39,7 @@ impl BenchReport {
             None
         };
         let blas = self.find(row.threads, &|r| r.origin == Origin::OpenBlas);
-        [naive, twin, blas].map(|b| b.map(|b| b.median_ms / row.median_ms))
+        [naive, twin, blas].map(|b| b.and_then(|b| super::speed_up(b.median_ms, row.median_ms)))
     }
 
     /// The table printed by `risec bench`.
@@ -180,7 +180,8 @@ impl BenchReport {
         out
     }
 
-    /// Draws GFLOP/s per kernel, one bar per thread count, as SVG.
+    /// Draws GFLOP/s per kernel, one bar per thread count, as SVG written to `path` (through
+    /// [`crate::support::output::write_atomically`]).
     pub fn plot(&self, path: &Path) -> Result<(), BenchError> {
         use plotters::prelude::*;
         use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -199,8 +200,9 @@ impl BenchReport {
             .map(|r| r.gflops(self.sizes))
             .fold(1.0f64, f64::max);
         let [m, n, k] = self.sizes;
-        let draw = || -> Result<(), Box<dyn std::error::Error>> {
-            let root = SVGBackend::new(path, (1100, 560)).into_drawing_area();
+        let mut svg = String::new();
+        let mut draw = || -> Result<(), Box<dyn std::error::Error>> {
+            let root = SVGBackend::with_string(&mut svg, (1100, 560)).into_drawing_area();
             root.fill(&WHITE)?;
             let mut chart = ChartBuilder::on(&root)
                 .caption(
@@ -273,6 +275,58 @@ impl BenchReport {
         draw().map_err(|e| BenchError::Plot {
             path: path.to_path_buf(),
             reason: e.to_string(),
-        })
+        })?;
+        Ok(crate::support::output::write_atomically(path, &svg)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, origin: Origin, median_ms: f64) -> Measurement {
+        Measurement {
+            name: name.into(),
+            origin,
+            threads: 1,
+            median_ms,
+            min_ms: median_ms,
+            max_ms: median_ms,
+            error: 0.0,
+        }
+    }
+
+    fn report(version_ms: f64) -> BenchReport {
+        BenchReport {
+            sizes: [64, 64, 64],
+            rows: vec![
+                row("naive (C)", Origin::Baseline, 2.0),
+                row("blocking", Origin::Generated, version_ms),
+            ],
+            refused: Vec::new(),
+            openblas: false,
+        }
+    }
+
+    #[test]
+    fn the_plot_is_written_through_the_safe_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("bars.svg");
+        report(0.5).plot(&svg).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.starts_with("<svg"), "{text}");
+        assert!(text.contains("blocking"));
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left behind");
+        let e = report(0.5).plot(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("it is a folder"), "{e}");
+    }
+
+    #[test]
+    fn a_zero_time_has_no_ratio() {
+        let r = report(0.0);
+        assert_eq!(r.ratios(&r.rows[1])[0], None);
+        let r = report(0.5);
+        assert_eq!(r.ratios(&r.rows[1])[0], Some(4.0));
     }
 }

@@ -8,6 +8,18 @@ use crate::support::units::{parse_duration, parse_size};
 use clap::{Parser, Subcommand};
 use std::time::Duration;
 
+/// The value of `--rounds` (`risec bench`, `risec la --bench`): a whole number of at least 1
+/// (no timed round would give no time, and no speed-up).
+pub(super) fn parse_rounds<T: std::str::FromStr + From<u8> + PartialEq>(
+    text: &str,
+) -> Result<T, String> {
+    match text.trim().parse::<T>() {
+        Ok(n) if n != T::from(0) => Ok(n),
+        Ok(_) => Err("at least 1 timed round is needed (no round would give no time)".into()),
+        Err(_) => Err(format!("`{text}` is not a whole number of rounds")),
+    }
+}
+
 /// What the main job writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Emit {

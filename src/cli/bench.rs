@@ -3,6 +3,8 @@
 
 use crate::bench::harness::BASELINES;
 use crate::bench::{BenchOptions, Version};
+use crate::support::output::{check_not_inputs, check_writable, write_atomically};
+use std::path::{Path, PathBuf};
 
 /// The arguments of `risec bench` (clap reads them from the command line).
 #[derive(clap::Args, Clone, Debug)]
@@ -38,7 +40,7 @@ pub struct BenchArgs {
     /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
     /// slower than 2 s, the naive loop at large sizes, is timed once; the thread counts run in one
     /// process on one reference result).
-    #[arg(long, default_value_t = 7)]
+    #[arg(long, default_value_t = 7, value_parser = super::args::parse_rounds::<u32>)]
     pub rounds: u32,
     /// Draw GFLOP/s bars to this SVG file.
     #[arg(long, value_name = "OUT.svg")]
@@ -134,15 +136,17 @@ pub fn load_version(item: &str) -> Result<Version, String> {
 /// named after the file.
 #[cfg(any(test, feature = "testkit"))]
 pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
-    sketch_version_with(program, sketch, &[])
+    sketch_version_with(program, sketch, &[], &mut Vec::new())
 }
 
 /// [`sketch_version`], with the user rules named in `trusted` not checked against the
-/// interpreter (`--trust-rule`); the loading's warnings go to standard error.
+/// interpreter (`--trust-rule`); the loading's warnings go to standard error. The files the
+/// sketch reads (it and its imports) are added to `read`.
 pub fn sketch_version_with(
     program: &str,
     sketch: &str,
     trusted: &[String],
+    read: &mut Vec<std::path::PathBuf>,
 ) -> Result<Version, String> {
     let name = std::path::Path::new(sketch)
         .file_stem()
@@ -157,6 +161,7 @@ pub fn sketch_version_with(
         for w in &loaded.warnings {
             eprintln!("{w}");
         }
+        read.extend(loaded.files);
         crate::optimize(&p, &loaded.steps, &Default::default())
     });
     match optimized {
@@ -177,8 +182,50 @@ fn is_matmul(path: &str) -> Result<bool, String> {
         && crate::core::print::program_type_to_source(&p) == crate::bench::MATMUL_TYPE)
 }
 
+/// The files `risec bench` reads: the program, the sketch files and `read` (the files the
+/// sketches imported, once loaded), the versions' files and the baselines' C files.
+fn inputs(args: &BenchArgs, read: &[PathBuf]) -> Vec<PathBuf> {
+    let versions = args
+        .versions
+        .iter()
+        .filter_map(|v| v.split_once('='))
+        .map(|(_, f)| f);
+    let baselines = args
+        .baseline
+        .iter()
+        .filter_map(|b| b.split_once('=')?.1.rsplit_once(':'))
+        .map(|(f, _)| f);
+    args.program
+        .iter()
+        .chain(&args.sketches)
+        .map(String::as_str)
+        .chain(versions)
+        .chain(baselines)
+        .map(PathBuf::from)
+        .chain(read.iter().cloned())
+        .collect()
+}
+
+/// Checks that `--csv` and `--plot` can be written and overwrite no input (see [`inputs`]).
+pub(super) fn check_report_outputs(args: &BenchArgs, read: &[PathBuf]) -> Result<(), String> {
+    let outputs: Vec<&Path> = args.csv.iter().chain(&args.plot).map(Path::new).collect();
+    for output in &outputs {
+        check_writable(output).map_err(|e| e.to_string())?;
+    }
+    let inputs = inputs(args, read);
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    check_not_inputs(&outputs, &inputs).map_err(|e| e.to_string())
+}
+
 /// Runs `risec bench`; returns the table (progress goes to standard error).
 pub fn bench(args: &BenchArgs) -> Result<String, String> {
+    if args.rounds == 0 {
+        return Err(
+            "error: `--rounds 0`: at least 1 timed round is needed (no round would give no time)"
+                .into(),
+        );
+    }
+    check_report_outputs(args, &[])?;
     if let Some(program) = &args.program {
         if !args.baseline.is_empty() || !is_matmul(program)? {
             if args.plot.is_some() {
@@ -195,6 +242,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
     }
     let mut versions: Vec<Version> = Vec::new();
+    let mut read = Vec::new();
     if !args.sketches.is_empty() {
         let program = args.program.as_deref().ok_or(
             "error: `--sketch` needs the program: `risec bench examples/matmul.rise --sketch …`",
@@ -202,7 +250,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         for sketch in &args.sketches {
             versions.push(Version {
                 exact_sizes: args.exact_sizes,
-                ..sketch_version_with(program, sketch, &args.trust_rule)?
+                ..sketch_version_with(program, sketch, &args.trust_rule, &mut read)?
             });
         }
     } else if args.program.is_some() {
@@ -215,10 +263,11 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
     for v in &args.versions {
         versions.push(load_version(v)?);
     }
+    check_report_outputs(args, &read)?;
     let options = BenchOptions {
         sizes,
         threads: args.threads.clone(),
-        rounds: args.rounds.max(1),
+        rounds: args.rounds,
         baselines: if args.no_baselines {
             Vec::new()
         } else {
@@ -230,8 +279,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let mut out = report.table();
     if let Some(path) = &args.csv {
-        std::fs::write(path, report.csv())
-            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        write_atomically(Path::new(path), &report.csv()).map_err(|e| e.to_string())?;
         out.push_str(&format!("wrote {path}\n"));
     }
     if let Some(path) = &args.plot {

@@ -88,6 +88,22 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
     if let Err(e) = crate::support::output::check_not_inputs(&outputs, &inputs) {
         return fail(&e.to_string());
     }
+    // Unwritable outputs fail now rather than after the search; a C file that is a device or
+    // a FIFO needs a header that is one too (see `check_writable_pair`).
+    let writable = outputs
+        .iter()
+        .try_for_each(|o| crate::support::output::check_writable(o))
+        .and_then(|()| match (&job.output, emit_c) {
+            (Some(out), true) => {
+                let out = std::path::Path::new(out);
+                let header = crate::backend_c::files::header_path(out);
+                crate::support::output::check_writable_pair(out, &header)
+            }
+            _ => Ok(()),
+        });
+    if let Err(e) = writable {
+        return fail(&e.to_string());
+    }
     let result = crate::optimize_with_progress(&p, &steps, &options, &mut progress);
     let total = started.elapsed();
     let total_ms = total.as_secs_f64() * 1e3;

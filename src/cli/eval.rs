@@ -162,9 +162,9 @@ struct Inputs {
 
 /// Reads `--inputs FILE`: `{"x": …}`, or `risec eval --output json`'s object.
 fn read_inputs(path: &str, p: &TypedProgram) -> Result<Inputs, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("error: cannot read `{path}`: {e}"))?;
-    let json: Json = serde_json::from_str(&text)
+    let file = crate::diagnostics::utf8::read_source(std::path::Path::new(path))
+        .map_err(|e| e.to_string())?;
+    let json: Json = serde_json::from_str(&file.text)
         .map_err(|e| format!("error: `{path}` is not valid JSON: {e}"))?;
     let Json::Object(mut top) = json else {
         return Err(format!(

@@ -46,8 +46,8 @@ pub struct LaArgs {
     /// `--bench`): SPORES decides what to compute, the sketch how to compute a product.
     #[arg(long, value_name = "FILE.sk")]
     pub matmul_sketch: Option<String>,
-    /// Calls timed per function with `--bench` (the median is reported).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    /// Calls timed per function with `--bench` (the median is reported; at least 1).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = super::args::parse_rounds::<usize>)]
     pub rounds: usize,
     /// How the plan is extracted: `greedy` (CSE-aware, fast) or `ilp` (SPORES' integer linear
     /// program, seeded with the greedy plan; needs a risec built with `--features ilp`).
@@ -106,6 +106,16 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
             args.file
         ));
     }
+    if args.rounds == 0 {
+        return Err(
+            "error: `--rounds 0`: at least 1 timed round is needed (no round would give no time)"
+                .into(),
+        );
+    }
+    let sketch = args.matmul_sketch.as_deref().map(std::path::Path::new);
+    if let Some(path) = &args.output {
+        check_c_output(std::path::Path::new(path), &args.file, sketch)?;
+    }
     if !program.outputs.is_empty() {
         let plan = la::optimize(&program, &options).map_err(|e| e.to_string())?;
         if args.stats {
@@ -149,22 +159,20 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
             cost(plan.original_cost),
             cost(plan.plan_cost)
         );
-        let sketch = args.matmul_sketch.as_deref().map(std::path::Path::new);
         if let Some(path) = &args.output {
             write_c(path, &program, &plan, args.original, sketch)?;
         }
         if args.bench {
-            let dir =
-                tempfile::tempdir().map_err(|e| format!("error: cannot make a directory: {e}"))?;
-            let t =
-                la::codegen::bench::run(&program, &plan, args.rounds.max(1), dir.path(), sketch)
-                    .map_err(|e| {
-                        if e.starts_with("error") {
-                            e
-                        } else {
-                            format!("error: {e}")
-                        }
-                    })?;
+            let dir = crate::support::cleanup::WorkDir::new()
+                .map_err(|e| format!("error: cannot make a directory: {e}"))?;
+            let t = la::codegen::bench::run(&program, &plan, args.rounds, dir.path(), sketch)
+                .map_err(|e| {
+                    if e.starts_with("error") {
+                        e
+                    } else {
+                        format!("error: {e}")
+                    }
+                })?;
             if t.error.is_nan() || t.error > 1e-3 {
                 return Err(format!(
                     "error: internal compiler error: the plan's C differs from the outputs' (relative difference {:.1e})",
@@ -173,11 +181,11 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
             }
             let _ = writeln!(
                 stdout,
-                "benchmark (risec C, median of {} calls): as written {:.3} ms, plan {:.3} ms, speed-up {:.1}x (outputs agree within {:.1e})",
+                "benchmark (risec C, median of {} calls): as written {:.3} ms, plan {:.3} ms, {} (outputs agree within {:.1e})",
                 t.rounds,
                 t.original_ms,
                 t.plan_ms,
-                t.original_ms / t.plan_ms.max(1e-6),
+                speed_up(t.original_ms, t.plan_ms),
                 t.error
             );
         }
@@ -219,8 +227,42 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
     })
 }
 
+/// `speed-up 2.5x`, or why there is none: a time of zero (below the clock's resolution) or not
+/// a number gives no ratio.
+pub fn speed_up(original_ms: f64, plan_ms: f64) -> String {
+    match crate::bench::speed_up(original_ms, plan_ms) {
+        Some(ratio) => format!("speed-up {ratio:.1}x"),
+        None => "no speed-up measured (a time below the clock's resolution)".to_string(),
+    }
+}
+
 fn round_ms(d: Duration) -> Duration {
     Duration::from_millis(d.as_millis() as u64)
+}
+
+/// Checks, before any work, that the C file `path` and its header can be written and overwrite
+/// no input: the `.la` file, the matmul sketch or a file it imports.
+fn check_c_output(
+    path: &std::path::Path,
+    la_file: &str,
+    sketch: Option<&std::path::Path>,
+) -> Result<(), String> {
+    if path.extension().is_some_and(|e| e == "h") {
+        return Err(format!(
+            "error: `{}` would be both the C file and its header; name the C file `.c`",
+            path.display()
+        ));
+    }
+    let mut inputs = vec![std::path::PathBuf::from(la_file)];
+    if let Some(sketch) = sketch {
+        inputs.push(sketch.to_path_buf());
+        inputs.extend(la::codegen::kernels::matmul_sketch_files(sketch)?);
+    }
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(|p| p.as_path()).collect();
+    let header = path.with_extension("h");
+    crate::support::output::check_not_inputs(&[path, &header], &inputs)
+        .map_err(|e| e.to_string())?;
+    crate::support::output::check_writable_pair(path, &header).map_err(|e| e.to_string())
 }
 
 /// Writes the plan (or the outputs as written) as `path` and its header.
@@ -241,12 +283,6 @@ fn write_c(
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if path.extension().is_some_and(|e| e == "h") {
-        return Err(format!(
-            "error: `{}` would be both the C file and its header; name the C file `.c`",
-            path.display()
-        ));
-    }
     // Prefixed, so that no file name makes a C keyword or a runtime function's name.
     let function: String = std::iter::once("la_plan_".to_string())
         .chain(
@@ -274,8 +310,9 @@ fn write_c(
             format!("error: internal compiler error: {e}")
         }
     })?;
-    crate::support::output::write_atomically(&header_path, &file.header)
-        .map_err(|e| e.to_string())?;
-    crate::support::output::write_atomically(path, &file.source).map_err(|e| e.to_string())?;
-    Ok(())
+    crate::support::output::write_all_atomically(&[
+        (path, &file.source),
+        (&header_path, &file.header),
+    ])
+    .map_err(|e| e.to_string())
 }

@@ -4,8 +4,9 @@
 //! returning their output text (errors fully rendered), public with the `testkit` feature so
 //! that tests can run them without spawning processes. The library's users get [`main`] only.
 //!
-//! Exit status: 0 on success, 1 on any error (usage errors included), and 2 when a sketch or
-//! `risec prove`'s goal was not reached.
+//! Exit status: 0 on success, 1 on any error (usage errors included), 2 when a sketch or
+//! `risec prove`'s goal was not reached, and 128 + the signal's number (130, 143) when SIGINT,
+//! SIGTERM or SIGHUP stopped risec (its temporary files removed, [`crate::support::cleanup`]).
 
 mod args;
 #[cfg(feature = "testkit")]
@@ -69,6 +70,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
+    // A signal removes the temporary files and folders of the run before risec exits.
+    crate::support::cleanup::install();
     // Compiler passes recurse over terms; run them on a thread with a generous stack so that
     // deep (but accepted) programs never overflow the main thread's default stack.
     let worker = std::thread::Builder::new()

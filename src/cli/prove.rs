@@ -19,9 +19,11 @@ pub fn prove(
     stats: Option<&str>,
 ) -> Result<ProveOutput, String> {
     if let Some(path) = stats {
-        // Fail before a long search rather than after it.
-        crate::support::output::check_writable(std::path::Path::new(path))
-            .map_err(|e| e.to_string())?;
+        // Fail before a long search rather than after it; never replace the programs.
+        let path = std::path::Path::new(path);
+        crate::support::output::check_writable(path).map_err(|e| e.to_string())?;
+        let inputs = [std::path::Path::new(start), std::path::Path::new(goal)];
+        crate::support::output::check_not_inputs(&[path], &inputs).map_err(|e| e.to_string())?;
     }
     let outcome = crate::eqsat::prove::prove(start, goal, options).map_err(|e| e.to_string())?;
     let mut text = outcome.summary();

@@ -8,6 +8,7 @@ use crate::bench::generic::verify::ERROR_FLOOR;
 use crate::bench::generic::{self, Checked, Kernels, Oracle, UserBaseline, Verdict, REL_ERROR_BOUND};
 use crate::bench::Version;
 use crate::core::TypedProgram;
+use crate::support::cleanup::WorkDir;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -76,16 +77,18 @@ fn user_baseline(item: &str) -> Result<UserBaseline, String> {
     })
 }
 
-/// The versions of the sketch files and low-level files given.
+/// The versions of the sketch files and low-level files given; the files the sketches import
+/// are added to `read`.
 fn versions(
     program: &str,
     sketches: &[String],
     files: &[String],
     trusted: &[String],
+    read: &mut Vec<PathBuf>,
 ) -> Result<Vec<Version>, String> {
     let mut out = Vec::new();
     for s in sketches {
-        out.push(sketch_version_with(program, s, trusted)?);
+        out.push(sketch_version_with(program, s, trusted, read)?);
     }
     for v in files {
         out.push(load_version(v)?);
@@ -93,13 +96,13 @@ fn versions(
     Ok(out)
 }
 
-/// A work directory: `keep`, or a temporary one held by the returned guard.
-fn work_dir(keep: Option<&str>) -> Result<(PathBuf, Option<tempfile::TempDir>), String> {
+/// A work directory: `keep`, or a temporary one held by the returned guard (and removed on a
+/// signal, see [`crate::support::cleanup`]).
+fn work_dir(keep: Option<&str>) -> Result<(PathBuf, Option<WorkDir>), String> {
     match keep {
         Some(d) => Ok((PathBuf::from(d), None)),
         None => {
-            let t =
-                tempfile::tempdir().map_err(|e| format!("error: no temporary directory: {e}"))?;
+            let t = WorkDir::new().map_err(|e| format!("error: no temporary directory: {e}"))?;
             Ok((t.path().to_path_buf(), Some(t)))
         }
     }
@@ -173,6 +176,7 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
         &args.sketches,
         &args.versions,
         &args.trust_rule,
+        &mut Vec::new(),
     )?;
     let small = check_sizes(&program, args.check_size.as_deref())?;
     let big = args
@@ -265,12 +269,15 @@ pub(super) fn bench_generic(args: &BenchArgs, program_path: &str) -> Result<Stri
         .iter()
         .map(|b| user_baseline(b))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut read = Vec::new();
     let versions = versions(
         program_path,
         &args.sketches,
         &args.versions,
         &args.trust_rule,
+        &mut read,
     )?;
+    super::bench::check_report_outputs(args, &read)?;
     let (dir, _guard) = work_dir(args.keep.as_deref())?;
     eprintln!(
         "compiling {} version(s), the naive lowering and the baselines with cc...",
@@ -310,14 +317,14 @@ pub(super) fn bench_generic(args: &BenchArgs, program_path: &str) -> Result<Stri
             .map(u32::to_string)
             .collect::<Vec<_>>()
             .join(", "),
-        args.rounds.max(1)
+        args.rounds
     );
-    let report = generic::bench(&built, &sizes, &args.threads, args.rounds.max(1))
-        .map_err(|e| e.to_string())?;
+    let report =
+        generic::bench(&built, &sizes, &args.threads, args.rounds).map_err(|e| e.to_string())?;
     let mut out = report.table();
     if let Some(path) = &args.csv {
-        std::fs::write(path, report.csv())
-            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        crate::support::output::write_atomically(std::path::Path::new(path), &report.csv())
+            .map_err(|e| e.to_string())?;
         let _ = writeln!(out, "wrote {path}");
     }
     if args.plot.is_some() {

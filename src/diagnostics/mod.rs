@@ -6,6 +6,7 @@
 
 mod excerpt;
 pub mod parse_error;
+pub mod utf8;
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::term::{self, Config};

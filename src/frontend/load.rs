@@ -50,14 +50,9 @@ pub enum LoadError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// The file is not UTF-8 text.
-    #[error("error: `{path}` is not valid UTF-8 (first invalid byte at offset {offset})")]
-    NotUtf8 {
-        /// The path as given.
-        path: String,
-        /// The byte offset of the first invalid byte.
-        offset: usize,
-    },
+    /// The file is not UTF-8 text: a diagnostic at its first invalid byte.
+    #[error(transparent)]
+    NotUtf8(#[from] crate::diagnostics::utf8::NotUtf8),
     /// The text does not parse or type-check: diagnostics into the file.
     #[error(transparent)]
     Invalid(#[from] FrontEndError),
@@ -68,7 +63,8 @@ impl LoadError {
     pub fn diagnostics(&self) -> &[Diagnostic] {
         match self {
             LoadError::Invalid(e) => &e.diagnostics,
-            _ => &[],
+            LoadError::NotUtf8(e) => std::slice::from_ref(&*e.diagnostic),
+            LoadError::Read { .. } => &[],
         }
     }
 }
@@ -84,11 +80,7 @@ pub fn compile_file(
         path: name.clone(),
         source,
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8 {
-        path: name.clone(),
-        offset: e.utf8_error().valid_up_to(),
-    })?;
-    let file = SourceFile::new(name, text);
+    let file = crate::diagnostics::utf8::source_from_bytes(name, bytes)?;
     Ok(compile_source(&file, entry)?)
 }
 

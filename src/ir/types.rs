@@ -281,7 +281,18 @@ pub fn to_source(
     nat_names: &mut Vec<String>,
     other: &dyn Fn(&NatAtom) -> String,
 ) -> String {
-    write_type(t, nat_names, other, false)
+    write_type(t, nat_names, other, &|id| format!("?t{id}"), false)
+}
+
+/// [`to_source`], with type inference variables named by `meta` (from their id) rather than
+/// as `?t<id>`.
+pub fn to_source_with_metas(
+    t: &Type,
+    nat_names: &mut Vec<String>,
+    other: &dyn Fn(&NatAtom) -> String,
+    meta: &dyn Fn(u32) -> String,
+) -> String {
+    write_type(t, nat_names, other, meta, false)
 }
 
 /// Writes a size in surface syntax: nat index `i` is named by `names` (innermost last), other
@@ -314,6 +325,7 @@ fn write_type(
     t: &Type,
     names: &mut Vec<String>,
     other: &dyn Fn(&NatAtom) -> String,
+    meta: &dyn Fn(u32) -> String,
     fun_lhs: bool,
 ) -> String {
     match t.get() {
@@ -323,26 +335,26 @@ fn write_type(
             format!(
                 "{}.{}",
                 nat_to_source(n, names, other, true),
-                write_type(e, names, other, true)
+                write_type(e, names, other, meta, true)
             )
         }
         TypeNode::Vector(n, e) => {
             format!(
                 "<{}>{}",
                 nat_to_source(n, names, other, false),
-                write_type(e, names, other, true)
+                write_type(e, names, other, meta, true)
             )
         }
         TypeNode::Pair(a, b) => format!(
             "({}, {})",
-            write_type(a, names, other, false),
-            write_type(b, names, other, false)
+            write_type(a, names, other, meta, false),
+            write_type(b, names, other, meta, false)
         ),
         TypeNode::Fun(a, b) => {
             let s = format!(
                 "{} -> {}",
-                write_type(a, names, other, true),
-                write_type(b, names, other, false)
+                write_type(a, names, other, meta, true),
+                write_type(b, names, other, meta, false)
             );
             if fun_lhs {
                 format!("({s})")
@@ -353,7 +365,7 @@ fn write_type(
         TypeNode::NatFun(b) => {
             let name = fresh_nat_name(names);
             names.push(name.clone());
-            let body = write_type(b, names, other, false);
+            let body = write_type(b, names, other, meta, false);
             names.pop();
             let s = format!("({name} : nat) -> {body}");
             if fun_lhs {
@@ -362,7 +374,7 @@ fn write_type(
                 s
             }
         }
-        TypeNode::Meta(id, _) => format!("?t{id}"),
+        TypeNode::Meta(id, _) => meta(*id),
     }
 }
 

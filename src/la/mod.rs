@@ -57,6 +57,9 @@ pub enum LaError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file is not UTF-8 text: a diagnostic at its first invalid byte.
+    #[error(transparent)]
+    NotUtf8(#[from] crate::diagnostics::utf8::NotUtf8),
     /// Parse or check errors, rendered against the file.
     #[error("{}", .file.render(.diagnostics).trim_end())]
     Invalid {
@@ -79,9 +82,12 @@ pub fn parse(file: &SourceFile) -> Result<LaProgram, LaError> {
 
 /// Reads, parses and checks the `.la` file at `path`.
 pub fn load(path: &std::path::Path) -> Result<LaProgram, LaError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LaError::Read {
+    let bytes = std::fs::read(path).map_err(|source| LaError::Read {
         path: path.display().to_string(),
         source,
     })?;
-    parse(&SourceFile::new(path.display().to_string(), text))
+    parse(&crate::diagnostics::utf8::source_from_bytes(
+        path.display().to_string(),
+        bytes,
+    )?)
 }

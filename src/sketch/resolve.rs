@@ -301,8 +301,8 @@ impl<'p> Resolver<'p> {
             }
             return None;
         }
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
             Err(e) => {
                 match from {
                     Some((f, span)) => self.error(
@@ -320,10 +320,20 @@ impl<'p> Resolver<'p> {
                 return None;
             }
         };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
+        let file = match crate::diagnostics::utf8::source_from_bytes(path.display().to_string(), bytes) {
+            Ok(file) => file,
+            Err(e) => {
+                // The file (its invalid bytes replaced) holds the error at its first one.
+                let idx = self.files.len();
+                self.files.push(*e.file);
+                self.loaded.push(Loaded { items: Vec::new() });
+                self.error(idx, *e.diagnostic);
+                return None;
+            }
+        };
         self.loading.push(key.clone());
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let idx = self.add_source(SourceFile::new(path.display().to_string(), text), dir);
+        let idx = self.add_source(file, dir);
         self.loading.pop();
         if let Some(i) = idx {
             self.by_path.insert(key, i);

@@ -100,8 +100,8 @@ impl GenericReport {
                 format!("{:.3}", r.max_ms),
                 format!("{gbs:.1}"),
                 of_copy.map_or_else(|| "-".into(), |v| format!("{:.0} %", v * 100.0)),
-                ratio(is_kernel.then(|| self.naive(r.threads).map(|n| n.median_ms / r.median_ms)).flatten()),
-                ratio(is_kernel.then(|| self.baseline(r.threads).map(|b| b.median_ms / r.median_ms)).flatten()),
+                ratio(is_kernel.then(|| self.naive(r.threads).and_then(|n| crate::bench::speed_up(n.median_ms, r.median_ms))).flatten()),
+                ratio(is_kernel.then(|| self.baseline(r.threads).and_then(|b| crate::bench::speed_up(b.median_ms, r.median_ms))).flatten()),
             ]);
         }
         let widths: Vec<usize> = (0..header.len())
@@ -141,10 +141,10 @@ impl GenericReport {
             let gbs = ok.then(|| self.gb_per_s(r));
             let of_copy = gbs.and_then(|g| self.copy(r.threads).map(|c| g / self.gb_per_s(c)));
             let naive = (ok && r.origin.is_some())
-                .then(|| self.naive(r.threads).map(|n| n.median_ms / r.median_ms))
+                .then(|| self.naive(r.threads).and_then(|n| crate::bench::speed_up(n.median_ms, r.median_ms)))
                 .flatten();
             let blas = (ok && r.origin.is_some())
-                .then(|| self.baseline(r.threads).map(|b| b.median_ms / r.median_ms))
+                .then(|| self.baseline(r.threads).and_then(|b| crate::bench::speed_up(b.median_ms, r.median_ms)))
                 .flatten();
             let _ = writeln!(
                 out,

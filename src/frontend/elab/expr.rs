@@ -367,14 +367,19 @@ impl Elaborator<'_> {
         what: &str,
     ) -> Result<(), Diagnostic> {
         self.state.unify(expected, found, context).map_err(|e| {
-            let (exp, fnd) = (self.show_type(expected), self.show_type(found));
+            let metas = super::MetaNames::default();
+            let exp = self.show_type_in(expected, &metas);
+            let fnd = self.show_type_in(found, &metas);
             let message = match e {
                 UnifyError::Infinite => "this type would have to contain itself".to_string(),
                 UnifyError::NotData => "functions cannot be stored in arrays or pairs".to_string(),
                 UnifyError::Mismatch => "type mismatch".to_string(),
             };
-            Diagnostic::error(message, span, format!("expected `{exp}`, found `{fnd}`"))
-                .with_note(format!("the type expected comes from {what}"))
+            let mut d =
+                Diagnostic::error(message, span, format!("expected `{exp}`, found `{fnd}`"))
+                    .with_note(format!("the type expected comes from {what}"));
+            d.notes.extend(metas.note());
+            d
         })
     }
 

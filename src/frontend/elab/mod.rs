@@ -13,6 +13,7 @@
 
 mod duplicates;
 mod expr;
+mod meta_names;
 mod scheme;
 mod surface_type;
 pub mod unify;
@@ -23,6 +24,7 @@ use crate::frontend::syntax::ast::{Def, Module, Param, Span};
 use crate::ir::nat::{self, Nat, NatAtom};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, ScalarType, Type, TypeNode};
+use meta_names::MetaNames;
 use std::collections::{HashMap, HashSet};
 use unify::InferState;
 
@@ -187,15 +189,18 @@ impl<'m> Elaborator<'m> {
         let mut errors = self.state.check_obligations(&|n| self.show_nat(n));
         errors.extend(self.state.check_facts());
         if let Some((a, b, _, span)) = self.state.postponed().first() {
-            errors.push(Diagnostic::error(
+            let metas = MetaNames::default();
+            let mut d = Diagnostic::error(
                 format!(
                     "cannot solve the size equation `{}` = `{}`",
-                    self.show_nat(a),
-                    self.show_nat(b)
+                    self.show_nat_in(a, &metas),
+                    self.show_nat_in(b, &metas)
                 ),
                 *span,
                 "sizes here are ambiguous",
-            ));
+            );
+            d.notes.extend(metas.note());
+            errors.push(d);
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -378,25 +383,47 @@ impl<'m> Elaborator<'m> {
         }
     }
 
-    fn atom_name(&self, a: &NatAtom) -> String {
+    /// The name of a leaf size atom in messages; inference variables are named by `metas`.
+    fn atom_name(&self, a: &NatAtom, metas: &MetaNames) -> String {
         match a {
             NatAtom::Binder(b) => self
                 .binder_names
                 .get(b)
                 .cloned()
                 .unwrap_or_else(|| format!("b{b}")),
-            NatAtom::Meta(m) => format!("?{m}"),
+            NatAtom::Meta(m) => metas.size(*m),
             NatAtom::Index(i) => format!("#{i}"),
             NatAtom::Op(..) => "?".to_string(),
         }
     }
 
+    /// A size as a message shows it, alone in its message.
     fn show_nat(&self, n: &Nat) -> String {
-        nat::to_source(&self.state.zonk_nat(n), false, &|a| self.atom_name(a))
+        self.show_nat_in(n, &MetaNames::default())
     }
 
+    /// A size as a message shows it, its inference variables named by `metas` (shared by the
+    /// message's other sizes and types).
+    fn show_nat_in(&self, n: &Nat, metas: &MetaNames) -> String {
+        nat::to_source(&self.state.zonk_nat(n), false, &|a| {
+            self.atom_name(a, metas)
+        })
+    }
+
+    /// A type as a message shows it, alone in its message.
     fn show_type(&self, t: &Type) -> String {
-        types::to_source(&self.state.zonk(t), &mut Vec::new(), &|a| self.atom_name(a))
+        self.show_type_in(t, &MetaNames::default())
+    }
+
+    /// A type as a message shows it, its inference variables named by `metas` (shared by the
+    /// message's other sizes and types).
+    fn show_type_in(&self, t: &Type, metas: &MetaNames) -> String {
+        types::to_source_with_metas(
+            &self.state.zonk(t),
+            &mut Vec::new(),
+            &|a| self.atom_name(a, metas),
+            &|id| metas.ty(id),
+        )
     }
 
     /// Replaces binder ids by De Bruijn indices; `stack` holds the binders in scope, innermost

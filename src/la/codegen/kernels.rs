@@ -102,25 +102,21 @@ impl DenseKernel {
         self.c_source_with(None)
     }
 
+    /// The kernel as a typed Rise program.
+    fn program(self) -> Result<crate::core::TypedProgram, String> {
+        let file = SourceFile::new(format!("{}.rise", self.name()), self.rise());
+        crate::frontend::load::compile_source(&file, None).map_err(|e| format!("{e:?}"))
+    }
+
     /// [`Self::c_source`]; the matrix product is first optimised with the guide steps of the
     /// sketch file `sketch` when one is given (a matmul sketch: `sketches/matmul/*.sk`).
     pub fn c_source_with(self, sketch: Option<&std::path::Path>) -> Result<String, String> {
-        let file = SourceFile::new(format!("{}.rise", self.name()), self.rise());
-        let program =
-            crate::frontend::load::compile_source(&file, None).map_err(|e| format!("{e:?}"))?;
+        let program = self.program()?;
         let lowered = match sketch.filter(|_| self == DenseKernel::MatMul) {
             Some(path) => {
-                // Say which kernel the sketch was for: its messages speak of Rise, not of `.la`.
-                let context = |e: crate::Error| {
-                    format!(
-                        "{}\n  (while compiling the plan's matrix products with --matmul-sketch {}: it must describe a matrix multiplication)",
-                        e.to_string().trim_end(),
-                        path.display()
-                    )
-                };
-                let steps = crate::load_sketch(path, &program).map_err(context)?;
+                let steps = crate::load_sketch(path, &program).map_err(sketch_context(path))?;
                 crate::optimize(&program, &steps, &crate::SearchOptions::default())
-                    .map_err(context)?
+                    .map_err(sketch_context(path))?
                     .program
             }
             None => {
@@ -134,6 +130,27 @@ impl DenseKernel {
         let c = crate::backend_c::emit_c(&lowered, &options).map_err(|e| e.to_string())?;
         Ok(format!("{}\n{}", c.header, c.source))
     }
+}
+
+/// Says which kernel a matmul sketch's error is about: its messages speak of Rise, not of
+/// `.la`.
+fn sketch_context(path: &std::path::Path) -> impl Fn(crate::Error) -> String + '_ {
+    move |e| {
+        format!(
+            "{}\n  (while compiling the plan's matrix products with --matmul-sketch {}: it must describe a matrix multiplication)",
+            e.to_string().trim_end(),
+            path.display()
+        )
+    }
+}
+
+/// Loads the matmul sketch file at `sketch` for the matrix-product kernel (so that its errors
+/// come before any work) and returns the files it reads: the sketch and its imports.
+pub fn matmul_sketch_files(sketch: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let program = DenseKernel::MatMul.program()?;
+    crate::load_sketch_with(sketch, &program, &crate::SketchOptions::default())
+        .map(|loaded| loaded.files)
+        .map_err(sketch_context(sketch))
 }
 
 #[cfg(test)]
