@@ -6,7 +6,8 @@
 //!
 //! One size parameter varies at a time (the others at a small base size), then all together
 //! along a diagonal of small sizes. The sketches named `*-unguided.sk` are left out: they are
-//! searches to compare schedulers with, which the default scheduler does not finish.
+//! searches to compare schedulers with, which the default scheduler does not finish. Tiled
+//! stencils of `tests/sketches/` join them (inputs with a border, sizes rounded up).
 
 use risec::backend_c::edges::SizeHandling;
 use risec::backend_c::{emit_c, CodegenOptions};
@@ -50,6 +51,17 @@ fn kernels() -> Vec<(String, PathBuf, Vec<PathBuf>)> {
             .collect();
         sketches.sort();
         found.push((name, program, sketches));
+    }
+    // Tiled stencils, whose inputs have a border: sizes with an offset rounded up.
+    for (name, program, sketch) in [
+        ("jacobi1d-tiled", "jacobi1d", "jacobi1d-tiled"),
+        ("jacobi2d-tiled", "jacobi2d", "jacobi2d-tiled"),
+    ] {
+        found.push((
+            name.to_string(),
+            Path::new(ROOT).join(format!("examples/{program}.rise")),
+            vec![Path::new(ROOT).join(format!("tests/sketches/{sketch}.sk"))],
+        ));
     }
     found
 }
@@ -189,7 +201,10 @@ fn sanitizers_available() -> bool {
         .arg(&exe)
         .status()
         .is_ok_and(|s| s.success());
-    built && std::process::Command::new(&exe).status().is_ok_and(|s| s.success())
+    built
+        && std::process::Command::new(&exe)
+            .status()
+            .is_ok_and(|s| s.success())
 }
 
 #[test]
@@ -198,7 +213,10 @@ fn every_shipped_sketch_stays_inside_its_arrays_at_every_size() {
         sanitizers_available(),
         "this test needs `cc -fsanitize=address,undefined` (gcc with libasan and libubsan)"
     );
-    let work = Mutex::new(kernels());
+    // The kernels with the most versions first, so that the longest builds overlap.
+    let mut todo = kernels();
+    todo.sort_by_key(|(_, _, sketches)| sketches.len());
+    let work = Mutex::new(todo);
     let failures = Mutex::new(Vec::new());
     // The kernels in two workers: the machine's two cores.
     std::thread::scope(|s| {

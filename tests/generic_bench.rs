@@ -72,10 +72,7 @@ fn versions_and_user_baselines_are_checked_against_the_interpreter() {
     let err = common::stderr(&o);
     assert!(!o.status.success());
     assert!(err.contains("wrong  WRONG: relative error"), "{err}");
-    assert!(
-        err.contains("error: a kernel failed verification"),
-        "{err}"
-    );
+    assert!(err.contains("error: a kernel failed verification"), "{err}");
 }
 
 #[test]

@@ -5,7 +5,9 @@
 use super::bench::{load_version, sketch_version_with, BenchArgs};
 use crate::bench::generic::driver::ValueClass;
 use crate::bench::generic::verify::ERROR_FLOOR;
-use crate::bench::generic::{self, Checked, Kernels, Oracle, UserBaseline, Verdict, REL_ERROR_BOUND};
+use crate::bench::generic::{
+    self, Checked, Kernels, Oracle, UserBaseline, Verdict, REL_ERROR_BOUND,
+};
 use crate::bench::Version;
 use crate::core::TypedProgram;
 use crate::support::cleanup::WorkDir;
@@ -143,7 +145,10 @@ fn check_lines(checked: &[Checked], out: &mut String) -> bool {
     let mut all = true;
     for c in checked {
         all &= c.verdict.passed();
-        let text = c.verdict.text().replace('\n', &format!("\n  {:width$}    ", ""));
+        let text = c
+            .verdict
+            .text()
+            .replace('\n', &format!("\n  {:width$}    ", ""));
         let _ = writeln!(out, "  {:<width$}  {text}", c.name);
     }
     all
@@ -215,8 +220,8 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
             limit: Some(args.run_limit),
             ..Oracle::new(threads)
         };
-        let checked = generic::verify(&built, &program, &small, &oracle, &dir)
-            .map_err(|e| e.to_string())?;
+        let checked =
+            generic::verify(&built, &program, &small, &oracle, &dir).map_err(|e| e.to_string())?;
         ok &= check_lines(&checked, &mut out);
         if let Some(big) = &big {
             let report = generic::bench(&built, big, &[threads], 1).map_err(|e| e.to_string())?;

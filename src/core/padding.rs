@@ -86,8 +86,9 @@ enum Abs<'a> {
         body: &'a Expr,
         env: Env<'a>,
     },
-    /// A primitive applied to fewer arguments than it takes.
-    Prim(Primitive, Vec<Abs<'a>>),
+    /// A primitive with its size arguments (`slide 3 1`), applied to fewer arguments than it
+    /// takes.
+    Prim(Primitive, Vec<Nat>, Vec<Abs<'a>>),
 }
 
 type Env<'a> = Rc<Vec<Abs<'a>>>;
@@ -121,15 +122,39 @@ fn size_param(count: usize, j: u32) -> Option<usize> {
     count.checked_sub(1 + j as usize)
 }
 
+/// Whether `n` is `a·P + c` for a size parameter `P` marked in `padded` (of `count`), a
+/// positive constant `a` and any constant `c`: an array of that length has a prefix of real
+/// elements and, when `P` is rounded up, padding after them (a stencil's input `(n+2)`, the
+/// windows `slide` makes of it).
+fn padded_form(n: &Nat, count: usize, padded: &[bool]) -> bool {
+    let mut found = false;
+    for (monomial, coefficient) in n.terms() {
+        if monomial.is_constant() {
+            continue;
+        }
+        let linear_padded = match monomial.factors() {
+            [(NatAtom::Index(j), 1)] => size_param(count, *j).is_some_and(|p| padded[p]),
+            _ => false,
+        };
+        let positive_whole = coefficient.is_integer() && coefficient.numer() > 0;
+        if !linear_padded || !positive_whole || found {
+            return false;
+        }
+        found = true;
+    }
+    found
+}
+
 /// Whether zero-padding the inputs along the size parameters marked in `padded` (one flag per
 /// size parameter of `term`, outermost first) leaves every in-range element of the result
 /// unchanged. `term` is a program's closed term: its size lambdas, then its value lambdas.
-pub fn check(term: &Expr, padded: &[bool]) -> Result<(), NotPaddable> {
+/// `names` are the size parameters' names (outermost first), for messages.
+pub fn check(term: &Expr, padded: &[bool], names: &[String]) -> Result<(), NotPaddable> {
     let count = padded.len();
-    let is_padded = |n: &Nat| match n.as_atom() {
-        Some(NatAtom::Index(j)) => size_param(count, *j).is_some_and(|p| padded[p]),
-        _ => false,
+    let show = |t: &Type| {
+        crate::ir::types::to_source(t, &mut names.to_vec(), &crate::ir::nat::default_atom_name)
     };
+    let is_padded = |n: &Nat| padded_form(n, count, padded);
     let mentions_padded = |n: &Nat| {
         let mut found = Vec::new();
         crate::ir::nat::free_indices(n, 0, &mut found);
@@ -142,10 +167,14 @@ pub fn check(term: &Expr, padded: &[bool]) -> Result<(), NotPaddable> {
     };
     let inputs: Vec<Abs> = params
         .iter()
-        .map(|param| input(param, false, &is_padded, &mentions_padded))
+        .map(|param| input(param, false, &is_padded, &mentions_padded, &show))
         .collect::<R<_>>()?;
-    check_dims(&body.ty, &is_padded, &mentions_padded)?;
-    let mut interp = Interp { steps: 0 };
+    check_dims(&body.ty, &is_padded, &mentions_padded, &show)?;
+    let mut interp = Interp {
+        steps: 0,
+        mentions_padded: &mentions_padded,
+        padded_form: &is_padded,
+    };
     let result = interp.eval(body, &Rc::new(inputs))?;
     if real_same(&result) {
         Ok(())
@@ -237,19 +266,21 @@ fn check_dims(
     ty: &Type,
     is_padded: &dyn Fn(&Nat) -> bool,
     mentions_padded: &dyn Fn(&Nat) -> bool,
+    show: &dyn Fn(&Type) -> String,
 ) -> R<()> {
     match ty.get() {
         TypeNode::Array(n, t) => {
             if !is_padded(n) && mentions_padded(n) {
                 return refuse(format!(
-                    "a dimension of `{ty}` combines a rounded-up size with others"
+                    "a dimension of `{}` combines a rounded-up size with others",
+                    show(ty)
                 ));
             }
-            check_dims(t, is_padded, mentions_padded)
+            check_dims(t, is_padded, mentions_padded, show)
         }
         TypeNode::Pair(a, b) => {
-            check_dims(a, is_padded, mentions_padded)?;
-            check_dims(b, is_padded, mentions_padded)
+            check_dims(a, is_padded, mentions_padded, show)?;
+            check_dims(b, is_padded, mentions_padded, show)
         }
         _ => Ok(()),
     }
@@ -261,6 +292,7 @@ fn input<'a>(
     in_padding: bool,
     is_padded: &dyn Fn(&Nat) -> bool,
     mentions_padded: &dyn Fn(&Nat) -> bool,
+    show: &dyn Fn(&Type) -> String,
 ) -> R<Abs<'a>> {
     Ok(match ty.get() {
         TypeNode::Scalar(_) => Abs::Scalar(if in_padding {
@@ -269,21 +301,21 @@ fn input<'a>(
             Facts::SAME
         }),
         TypeNode::Array(n, t) => {
-            check_dims(ty, is_padded, mentions_padded)?;
+            check_dims(ty, is_padded, mentions_padded, show)?;
             Abs::Array {
-                real: Rc::new(input(t, in_padding, is_padded, mentions_padded)?),
+                real: Rc::new(input(t, in_padding, is_padded, mentions_padded, show)?),
                 pad: if is_padded(n) {
-                    Some(Rc::new(input(t, true, is_padded, mentions_padded)?))
+                    Some(Rc::new(input(t, true, is_padded, mentions_padded, show)?))
                 } else {
                     None
                 },
             }
         }
         TypeNode::Pair(a, b) => Abs::Pair(
-            Rc::new(input(a, in_padding, is_padded, mentions_padded)?),
-            Rc::new(input(b, in_padding, is_padded, mentions_padded)?),
+            Rc::new(input(a, in_padding, is_padded, mentions_padded, show)?),
+            Rc::new(input(b, in_padding, is_padded, mentions_padded, show)?),
         ),
-        _ => return refuse(format!("an input of type `{ty}`")),
+        _ => return refuse(format!("an input of type `{}`", show(ty))),
     })
 }
 
@@ -343,25 +375,26 @@ fn meet<'a>(a: &Abs<'a>, b: &Abs<'a>) -> R<Abs<'a>> {
     })
 }
 
-/// How many arguments a primitive takes (nat arguments of `split` and the like are not
-/// counted: they are applied before).
+/// How many value arguments a primitive takes (its size arguments are applied before);
+/// `None` for those the analysis does not model this way (`generate` is handled where it is
+/// applied, `idx` not at all).
 fn arity(p: Primitive) -> Option<usize> {
-    use Primitive::*;
-    Some(match p {
-        Map | MapSeq | MapSeqUnroll | MapPar | Zip | MakePair | Add | Sub | Mul | Div | Lt
-        | Gt | Eq | Let => 2,
-        Reduce | ReduceSeq | ReduceSeqUnroll | Select | Pad => 3,
-        Unzip | Fst | Snd | Transpose | Neg | ToMem | Split | Join | Take | Drop | Slide
-        | PadClamp | AsVector | AsVectorAligned | AsScalar | VectorFromScalar => 1,
-        Generate | Idx => return None,
-    })
+    match p {
+        Primitive::Generate | Primitive::Idx => None,
+        _ => Some(p.value_arity()),
+    }
 }
 
-struct Interp {
+struct Interp<'p> {
     steps: usize,
+    /// Whether a length mentions a rounded-up size.
+    mentions_padded: &'p dyn Fn(&Nat) -> bool,
+    /// Whether a length is `a·P + c` for a rounded-up size `P` (constants `a > 0`, `c`): its
+    /// array has real elements (a prefix) and padding.
+    padded_form: &'p dyn Fn(&Nat) -> bool,
 }
 
-impl Interp {
+impl Interp<'_> {
     fn eval<'a>(&mut self, e: &'a Expr, env: &Env<'a>) -> R<Abs<'a>> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
@@ -377,18 +410,43 @@ impl Interp {
                 body,
                 env: env.clone(),
             }),
+            ExprKind::App(g, f) if matches!(g.kind, ExprKind::Prim(Primitive::Generate)) => {
+                // `generate f`: its elements are `f` of an index; past the real length (when
+                // its length is rounded up) they are what `f` gives there, unknown.
+                let f = self.eval(f, env)?;
+                let real = self.apply(f, Abs::Scalar(Facts::SAME))?;
+                let pad = match e.ty.get() {
+                    TypeNode::Array(n, _) if (self.mentions_padded)(n) => {
+                        if !(self.padded_form)(n) {
+                            return refuse("`generate` of a length that combines a rounded-up size with others");
+                        }
+                        Some(Rc::new(forget(&real)))
+                    }
+                    _ => None,
+                };
+                Ok(Abs::Array {
+                    real: Rc::new(real),
+                    pad,
+                })
+            }
             ExprKind::App(f, a) => {
                 let f = self.eval(f, env)?;
                 let a = self.eval(a, env)?;
                 self.apply(f, a)
             }
-            ExprKind::NatApp(f, _) => match &f.kind {
-                // The size argument of `split 32` and the like: the shape is what matters.
-                ExprKind::Prim(_) | ExprKind::NatApp(..) => self.eval(f, env),
+            ExprKind::NatApp(f, n) => match &f.kind {
+                // The size arguments of `slide 3 1` and the like.
+                ExprKind::Prim(_) | ExprKind::NatApp(..) => match self.eval(f, env)? {
+                    Abs::Prim(p, mut nats, args) if args.is_empty() => {
+                        nats.push(n.clone());
+                        Ok(Abs::Prim(p, nats, args))
+                    }
+                    _ => refuse("a function of sizes"),
+                },
                 _ => refuse("a function of sizes"),
             },
             ExprKind::NatLambda(_) => refuse("a function of sizes"),
-            ExprKind::Prim(p) => Ok(Abs::Prim(*p, Vec::new())),
+            ExprKind::Prim(p) => Ok(Abs::Prim(*p, Vec::new(), Vec::new())),
             ExprKind::Literal(l) => {
                 let zero = match l {
                     Literal::F32(b) => f32::from_bits(*b) == 0.0,
@@ -413,15 +471,15 @@ impl Interp {
                 inner.push(a);
                 self.eval(body, &Rc::new(inner))
             }
-            Abs::Prim(p, mut args) => {
+            Abs::Prim(p, nats, mut args) => {
                 let Some(n) = arity(p) else {
                     return refuse(format!("`{}`", p.name()));
                 };
                 args.push(a);
                 if args.len() < n {
-                    Ok(Abs::Prim(p, args))
+                    Ok(Abs::Prim(p, nats, args))
                 } else {
-                    self.primitive(p, args)
+                    self.primitive(p, &nats, args)
                 }
             }
             _ => refuse("applying a value that is not a function"),
@@ -433,7 +491,7 @@ impl Interp {
         self.apply(partial, b)
     }
 
-    fn primitive<'a>(&mut self, p: Primitive, mut args: Vec<Abs<'a>>) -> R<Abs<'a>> {
+    fn primitive<'a>(&mut self, p: Primitive, nats: &[Nat], mut args: Vec<Abs<'a>>) -> R<Abs<'a>> {
         use Primitive::*;
         let name = p.name();
         match p {
@@ -597,6 +655,13 @@ impl Interp {
                 self.apply(f, v)
             }
             ToMem | VectorFromScalar => Ok(args.pop().expect("arity")),
+            Slide | Pad | PadClamp | Take | Drop if matches!(args.last(), Some(Abs::Array { pad: Some(_), .. })) => {
+                let arr = args.pop().expect("arity");
+                let fill = args.pop();
+                let (real, pad) = array(arr, name)?;
+                let pad = pad.expect("matched");
+                self.padded_view(p, nats, real, pad, fill)
+            }
             Split | Join | Take | Drop | Slide | PadClamp | AsVector | AsVectorAligned
             | AsScalar | Pad => {
                 let arr = args.pop().expect("arity");
@@ -627,6 +692,90 @@ impl Interp {
             }
             Generate | Idx => refuse(format!("`{name}`")),
         }
+    }
+}
+
+impl Interp<'_> {
+    /// `slide`, `pad`, `padClamp`, `take` or `drop` (with size arguments `nats`) of an array
+    /// whose length is rounded up: its real elements `real` are a prefix, its padding `pad`
+    /// follows.
+    fn padded_view<'a>(
+        &mut self,
+        p: Primitive,
+        nats: &[Nat],
+        real: Rc<Abs<'a>>,
+        pad: Rc<Abs<'a>>,
+        fill: Option<Abs<'a>>,
+    ) -> R<Abs<'a>> {
+        use Primitive::*;
+        let name = p.name();
+        let constant = |k: usize| nats.get(k).and_then(|n| n.as_integer());
+        let window = |e: Abs<'a>| Abs::Array {
+            real: Rc::new(e),
+            pad: None,
+        };
+        Ok(match p {
+            // A window that starts among the real elements and ends before the padding holds
+            // real elements only, and those are the unpadded program's windows; the windows
+            // after them mix real elements and padding.
+            Slide => Abs::Array {
+                real: Rc::new(window((*real).clone())),
+                pad: Some(Rc::new(window(meet(&real, &pad)?))),
+            },
+            // Elements put after the array land after the padding: they stand where the
+            // unpadded program has them only when there are none, or when they are zeros as
+            // the padding is.
+            Pad | PadClamp => {
+                let after = constant(1);
+                let fill = match (p, fill) {
+                    (Pad, Some(f)) => f,
+                    _ => (*real).clone(),
+                };
+                let fill_is_padding = p == Pad && is_zero(&fill) && is_zero(&pad);
+                if after != Some(0) && !fill_is_padding {
+                    return refuse(format!(
+                        "`{name}` after a dimension that would be rounded up (its elements would move)"
+                    ));
+                }
+                Abs::Array {
+                    real: Rc::new(meet(&real, &fill)?),
+                    pad: Some(Rc::new(meet(&pad, &forget(&fill))?)),
+                }
+            }
+            // A prefix of a fixed length is real; one of a rounded-up length ends among the
+            // padding.
+            Take => match nats.first() {
+                Some(n) if (self.mentions_padded)(n) => {
+                    if !(self.padded_form)(n) {
+                        return refuse(format!("`{name}` of a length that combines a rounded-up size with others"));
+                    }
+                    Abs::Array {
+                        pad: Some(Rc::new(meet(&real, &pad)?)),
+                        real,
+                    }
+                }
+                _ => Abs::Array { real, pad: None },
+            },
+            // Dropping a fixed number of real elements keeps the rest in order.
+            Drop => match nats.first() {
+                Some(n) if !(self.mentions_padded)(n) => Abs::Array {
+                    real,
+                    pad: Some(pad),
+                },
+                _ => return refuse(format!("`{name}` of a rounded-up number of elements")),
+            },
+            _ => return refuse(format!("`{name}` of a dimension that would be rounded up")),
+        })
+    }
+}
+
+/// Whether every scalar of `v` is known to be zero.
+fn is_zero(v: &Abs) -> bool {
+    match v {
+        Abs::Scalar(f) => f.zero,
+        Abs::Pair(a, b) => is_zero(a) && is_zero(b),
+        Abs::Array { real, pad } => is_zero(real) && pad.as_deref().is_none_or(is_zero),
+        Abs::Closure { .. } | Abs::Prim(..) => false,
     }
 }
 
@@ -683,7 +832,8 @@ mod tests {
     use super::*;
 
     fn verdict(src: &str, padded: &[bool]) -> Result<(), NotPaddable> {
-        check(&crate::frontend::load::test_term(src), padded)
+        let names: Vec<String> = (0..padded.len()).map(|i| format!("s{i}")).collect();
+        check(&crate::frontend::load::test_term(src), padded, &names)
     }
 
     const MATMUL: &str = "def matmul {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.n.f32 =\n  \
@@ -749,5 +899,51 @@ mod tests {
         let joined = "def j {m n : nat} (a : m.n.f32) : (m*n).f32 = join a";
         assert!(verdict(joined, &[true, false]).is_err());
         assert!(verdict(joined, &[false, false]).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod stencil_tests {
+    use super::*;
+
+    fn verdict(src: &str, padded: &[bool]) -> Result<(), NotPaddable> {
+        let names: Vec<String> = ["n", "m"][..padded.len()].iter().map(|s| s.to_string()).collect();
+        check(&crate::frontend::load::test_term(src), padded, &names)
+    }
+
+    #[test]
+    fn a_stencil_over_an_input_with_a_border_may_be_padded() {
+        let j1 = "def j {n : nat} (xs : (n+2).f32) : n.f32 = \
+                  xs |> slide 3 1 |> map (fun w => reduce (+) 0.0 w * 0.5)";
+        assert_eq!(verdict(j1, &[true]), Ok(()));
+        // Windows of 4 taken 2 apart: the real windows still read real elements only.
+        let strided = "def s {n : nat} (xs : (2*n+2).f32) : n.f32 = \
+                       xs |> slide 4 2 |> map (fun w => reduce (+) 0.0 w)";
+        assert_eq!(verdict(strided, &[true]), Ok(()));
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/jacobi2d.rise")).unwrap();
+        assert_eq!(verdict(&src, &[true, true]), Ok(()));
+        assert_eq!(verdict(&src, &[false, true]), Ok(()));
+    }
+
+    #[test]
+    fn elements_put_after_a_padded_dimension_are_refused_unless_zero() {
+        // `pad 0 1 1.0`: the element after the array would land after the padding.
+        let ones = "def p {n : nat} (xs : n.f32) : (n+1).f32 = xs |> pad 0 1 1.0";
+        assert!(verdict(ones, &[true]).is_err());
+        let zeros = "def p {n : nat} (xs : n.f32) : (n+1).f32 = xs |> pad 0 1 0.0";
+        assert_eq!(verdict(zeros, &[true]), Ok(()));
+        let before = "def p {n : nat} (xs : n.f32) : (n+2).f32 = xs |> pad 2 0 1.0";
+        assert_eq!(verdict(before, &[true]), Ok(()));
+        // Clamping repeats the last element, which padding would change.
+        let clamped = "def p {n : nat} (xs : n.f32) : (n+1).f32 = xs |> padClamp 0 1";
+        assert!(verdict(clamped, &[true]).is_err());
+    }
+
+    #[test]
+    fn a_refusal_names_the_sizes() {
+        let product = "def q {n m : nat} (a : (n*m).f32) : (n*m).f32 = a";
+        let err = verdict(product, &[true, false]).unwrap_err();
+        assert!(err.0.contains("`(m*n).f32`"), "{err}");
+        assert!(!err.0.contains('#'), "{err}");
     }
 }

@@ -49,9 +49,9 @@ impl PaddedArray {
             };
             let mut o = format!("(size_t){first}");
             for (v, d) in vars.iter().zip(&ds[1..]).skip(1) {
-                o = format!("({o} * (size_t){} + (size_t){v})", d.to_c());
+                o = format!("({o} * {} + (size_t){v})", size_t(d));
             }
-            format!("{o} * (size_t){}", ds[r - 1].to_c())
+            format!("{o} * {}", size_t(&ds[r - 1]))
         };
         let (src, dst) = if into_padded {
             (&self.caller, &self.padded)
@@ -65,9 +65,9 @@ impl PaddedArray {
         };
         let _ = writeln!(
             s,
-            "{indent}{}memcpy({dst} + {dst_off}, {src} + {src_off}, (size_t){} * sizeof({}));",
+            "{indent}{}memcpy({dst} + {dst_off}, {src} + {src_off}, {} * sizeof({}));",
             "    ".repeat(vars.len()),
-            self.given[r - 1].to_c(),
+            size_t(&self.given[r - 1]),
             self.scalar
         );
         s
@@ -267,7 +267,7 @@ fn rows_in_place(
         } else {
             ds[1..]
                 .iter()
-                .map(|d| format!("(size_t){}", d.to_c()))
+                .map(size_t)
                 .collect::<Vec<_>>()
                 .join(" * ")
         };
@@ -364,11 +364,21 @@ fn allocate(buffers: &[Buffer], indent: &str, s: &mut String) -> String {
     frees.trim_end().to_string()
 }
 
+/// A dimension as a `size_t` factor: `(size_t)m`, or `((size_t)m + 2)` for a sum.
+fn size_t(d: &Ix) -> String {
+    let c = d.to_c_cast("size_t");
+    if d.terms().len() > 1 {
+        format!("({c})")
+    } else {
+        c
+    }
+}
+
 /// The element count of a padded buffer, as a `size_t` product of its rounded dimensions.
 fn rounded_count(c: &PaddedArray) -> String {
     c.rounded
         .iter()
-        .map(|d| format!("(size_t){}", d.to_c()))
+        .map(size_t)
         .collect::<Vec<_>>()
         .join(" * ")
 }

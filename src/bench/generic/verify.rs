@@ -326,7 +326,7 @@ fn reference(
 /// The share of the largest reference value below which an element's error is measured
 /// against that share rather than against the element itself (a sum that cancels to nearly
 /// zero keeps the rounding of its terms).
-pub const ERROR_FLOOR: f64 = 1e-3;
+pub const ERROR_FLOOR: f64 = 1e-2;
 
 /// The largest relative error over the elements: `|c - r| / max(|r|, ERROR_FLOOR · max |r|)`
 /// (the absolute error where every `r` is zero), where a NaN in both agrees and an infinity
@@ -409,7 +409,7 @@ mod tests {
         // Against the largest value alone this would be 1e-6.
         let e = rel_error(&[101.0, 1e6], &[100.0, 1e6]);
         assert!((e - 1e-2).abs() < 1e-9, "{e}");
-        // A value that cancels to nearly zero is measured against 1e-3 of the largest.
+        // A value that cancels to nearly zero is measured against 1e-2 of the largest.
         let e = rel_error(&[1e-9, 1e6], &[0.0, 1e6]);
         assert!(e < 1e-11, "{e}");
     }
