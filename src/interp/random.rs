@@ -7,12 +7,12 @@
 //! magnitudes, zeros of both signs, the neighbourhoods of a rule's constants, …), as the checks
 //! of rewrite rules do.
 
-use super::sampling::Scalars;
-use super::value::Value;
-use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
 use super::program_signature;
+use super::sampling::Scalars;
 #[cfg(any(test, feature = "testkit"))]
 use super::slice_lookup;
+use super::value::Value;
+use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
 use crate::core::TypedProgram;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 
@@ -154,12 +154,10 @@ fn gen(
                 Value::Vector(elems.into())
             }
         }
-        TypeNode::Pair(a, b) => {
-            Value::pair(
-                gen(a, lookup, rng, scalars, budget)?,
-                gen(b, lookup, rng, scalars, budget)?,
-            )
-        }
+        TypeNode::Pair(a, b) => Value::pair(
+            gen(a, lookup, rng, scalars, budget)?,
+            gen(b, lookup, rng, scalars, budget)?,
+        ),
         TypeNode::Fun(..) | TypeNode::NatFun(_) | TypeNode::Meta(..) => {
             return Err(EvalError::NoValue { ty: ty.to_string() })
         }
@@ -228,6 +226,7 @@ pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64
 
 /// Random arguments for every value parameter of a program, at `sizes` given in the order of
 /// the program's size parameters (outermost first, as for [`super::run_program`]).
+#[cfg(any(test, feature = "testkit"))]
 pub fn random_args(
     p: &TypedProgram,
     sizes: &[u64],
