@@ -235,7 +235,11 @@ impl Scalars {
     fn number(&mut self, s: ScalarType, rng: &mut Rng) -> Number {
         let class = self.class(rng);
         let int = matches!(s, ScalarType::I32 | ScalarType::I64);
-        let earlier = if int { self.drawn.1.len() } else { self.drawn.0.len() };
+        let earlier = if int {
+            self.drawn.1.len()
+        } else {
+            self.drawn.0.len()
+        };
         if class == ScalarClass::Repeat && earlier > 0 {
             let i = rng.below(earlier as u64) as usize;
             // Negations (cancellations) three times out of four, ties the fourth.
@@ -314,7 +318,9 @@ impl Scalars {
             }
             ScalarClass::Special => {
                 let tiny = 1.0 / (1u64 << 40) as f64;
-                let special = [0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, tiny, -tiny];
+                let special = [
+                    0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, tiny, -tiny,
+                ];
                 let n = if self.modest { 10 } else { special.len() };
                 special[rng.below(n as u64) as usize]
             }
@@ -449,21 +455,36 @@ mod tests {
         assert!(vs.iter().all(|v| v.is_finite()));
         assert!(vs.iter().any(|v| v.abs() > 1e8));
         assert!(vs.iter().any(|v| *v == 0.0 && v.is_sign_negative()));
-        assert!(vs.iter().any(|v| v.fract() == 0.0 && v.abs() > 100.0 && v.abs() < 5000.0));
+        assert!(vs
+            .iter()
+            .any(|v| v.fract() == 0.0 && v.abs() > 100.0 && v.abs() < 5000.0));
         let mut s = Scalars::new(&[ScalarClass::Large], &Constants::default());
         let mut rng = Rng::new(1);
         let ints: Vec<i32> = (0..200).map(|_| s.i32(&mut rng)).collect();
         assert!(ints.iter().any(|v| v.unsigned_abs() > 1 << 30), "{ints:?}");
-        assert!(ints.contains(&i32::MAX) || ints.contains(&i32::MIN), "{ints:?}");
+        assert!(
+            ints.contains(&i32::MAX) || ints.contains(&i32::MIN),
+            "{ints:?}"
+        );
         // Repeats: ties and negations of earlier draws.
-        let vs = draws(&[ScalarClass::Large, ScalarClass::Repeat], &Constants::default(), 50);
-        assert!(vs.iter().enumerate().any(|(i, v)| vs[..i].contains(v) || vs[..i].contains(&-v)));
+        let vs = draws(
+            &[ScalarClass::Large, ScalarClass::Repeat],
+            &Constants::default(),
+            50,
+        );
+        assert!(vs
+            .iter()
+            .enumerate()
+            .any(|(i, v)| vs[..i].contains(v) || vs[..i].contains(&-v)));
     }
 
     #[test]
     fn schedules_are_deterministic_and_start_small() {
         let c = Constants::default();
-        assert_eq!(Schedule::Wide.scalars(0, &c).classes(), &[ScalarClass::Small]);
+        assert_eq!(
+            Schedule::Wide.scalars(0, &c).classes(),
+            &[ScalarClass::Small]
+        );
         assert_eq!(
             Schedule::Wide.scalars(2, &c).classes(),
             Schedule::Wide.scalars(2 + WIDE.len(), &c).classes()
@@ -475,7 +496,10 @@ mod tests {
             assert!(!s.classes().contains(&ScalarClass::Constants));
             for _ in 0..100 {
                 let v = s.f32(&mut rng);
-                assert!(v == 0.0 || (v.abs() >= 1.0 / 32.0 && v.abs() <= 16.0), "{v}");
+                assert!(
+                    v == 0.0 || (v.abs() >= 1.0 / 32.0 && v.abs() <= 16.0),
+                    "{v}"
+                );
                 assert!(s.i32(&mut rng).abs() <= 16);
             }
         }

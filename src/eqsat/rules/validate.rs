@@ -384,8 +384,8 @@ fn trial(
     let mut constants = Constants::default();
     constants.add_literals(&term);
     let mut scalars = values(&constants);
-    let args = random_args_with(&original, &sizes, &mut rng, &mut scalars)
-        .map_err(|e| e.to_string())?;
+    let args =
+        random_args_with(&original, &sizes, &mut rng, &mut scalars).map_err(|e| e.to_string())?;
     let extra = result_args(&original, &sizes, &mut rng, &mut scalars)?;
     let run = |p: &TypedProgram| {
         let mut v = run_program(p, &sizes, args.clone())?;

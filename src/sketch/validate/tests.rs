@@ -137,7 +137,11 @@ fn wrong_rules_are_refused_with_a_counterexample() {
         let c = counterexample(l, r);
         assert_ne!(c.lhs, c.rhs, "{l} =>> {r}");
         let notes = c.notes().join("\n");
-        for part in ["instance: ", "left-hand side gives", "right-hand side gives"] {
+        for part in [
+            "instance: ",
+            "left-hand side gives",
+            "right-hand side gives",
+        ] {
             assert!(notes.contains(part), "{l} =>> {r}: {notes}");
         }
     }
@@ -180,6 +184,10 @@ fn rules_right_for_finite_values_pass() {
         ("x + 1i32 - 1i32", "x"),
     ] {
         let report = check(l, r).unwrap_or_else(|e| panic!("{l} =>> {r}: {e:?}"));
-        assert_eq!(report.trials, Options::default().scalar_trials, "{l} =>> {r}");
+        assert_eq!(
+            report.trials,
+            Options::default().scalar_trials,
+            "{l} =>> {r}"
+        );
     }
 }
