@@ -316,7 +316,9 @@ fn wrong_scalar_rules_are_each_refused_at_their_text() {
         ("signed-zero", "wrong-scalars.sk:6:20"),
     ] {
         assert!(
-            err.contains(&format!("error: rule `{name}` is wrong: its two sides differ")),
+            err.contains(&format!(
+                "error: rule `{name}` is wrong: its two sides differ"
+            )),
             "{name}: {err}"
         );
         assert!(err.contains(at), "{name} at {at}: {err}");
