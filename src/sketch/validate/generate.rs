@@ -51,6 +51,15 @@ impl fmt::Display for Ty {
 }
 
 impl Ty {
+    /// Whether a value of this type holds an array (is one, or a pair with one).
+    pub(super) fn holds_array(&self) -> bool {
+        match self {
+            Ty::Array(..) => true,
+            Ty::Pair(a, b) => a.holds_array() || b.holds_array(),
+            _ => false,
+        }
+    }
+
     /// How many scalars a value of this type holds (saturating; functions count 1).
     pub(super) fn elements(&self) -> u64 {
         match self {
@@ -189,6 +198,14 @@ pub(super) struct Generator {
     shapes: Shapes,
 }
 
+/// The numeric scalar types, in the order projections and predicates try them.
+const NUMERIC: [ScalarType; 4] = [
+    ScalarType::F32,
+    ScalarType::F64,
+    ScalarType::I32,
+    ScalarType::I64,
+];
+
 /// How deep generated functions may nest (functions returning functions, arrays of arrays).
 const MAX_DEPTH: usize = 8;
 
@@ -229,18 +246,16 @@ impl Generator {
         Ok(match ty {
             Ty::Fun(a, b) => {
                 let x = self.fresh("a");
-                let mut inner = scope.to_vec();
-                inner.push((x.clone(), (**a).clone()));
+                let (lets, inner) = self.bind(&x, a, scope);
                 let body = self.value_at(b, &inner, depth + 1)?;
-                format!("(fun ({x} : {a}) => {body})")
+                format!("(fun ({x} : {a}) => {lets}{body})")
             }
             Ty::Array(_, e) => {
                 let source = self.param(ty);
                 let x = self.fresh("e");
-                let mut inner = scope.to_vec();
-                inner.push((x.clone(), (**e).clone()));
+                let (lets, inner) = self.bind(&x, e, scope);
                 let body = self.value_at(e, &inner, depth + 1)?;
-                format!("(map (fun ({x} : {e}) => {body}) {source})")
+                format!("(map (fun ({x} : {e}) => {lets}{body}) {source})")
             }
             Ty::Pair(a, b) => {
                 let (a, b) = (
@@ -275,6 +290,27 @@ impl Generator {
 }
 
 impl Generator {
+    /// `scope` with the variable `x` of type `t` added, and the `let`s that go before a body in
+    /// that scope. A variable that holds arrays is added as its projections to each numeric
+    /// type, bound once, so that a body computed for every element of a large result does
+    /// not sum the whole variable again each time.
+    fn bind(&mut self, x: &str, t: &Ty, scope: &[(String, Ty)]) -> (String, Vec<(String, Ty)>) {
+        let mut inner = scope.to_vec();
+        if !t.holds_array() {
+            inner.push((x.to_string(), t.clone()));
+            return (String::new(), inner);
+        }
+        let mut lets = String::new();
+        for s in NUMERIC {
+            if let Some(p) = project(x, t, s, &mut || self.fresh("e")) {
+                let name = self.fresh("p");
+                lets.push_str(&format!("let {name} = {p} in "));
+                inner.push((name, Ty::Scalar(s)));
+            }
+        }
+        (lets, inner)
+    }
+
     /// A parameter of scalar type `s` plus every variable of `scope` projected to `s` times a
     /// coefficient (a fresh parameter).
     fn sum(&mut self, ty: &Ty, s: ScalarType, scope: &[(String, Ty)]) -> String {
@@ -368,13 +404,7 @@ impl Generator {
     /// (the first of `f32`, `f64`, `i32`, `i64` that one of them holds) compared with a
     /// threshold; a parameter where none holds a number.
     fn predicate(&mut self, scope: &[(String, Ty)]) -> String {
-        let numeric = [
-            ScalarType::F32,
-            ScalarType::F64,
-            ScalarType::I32,
-            ScalarType::I64,
-        ];
-        let found = numeric.into_iter().find(|s| {
+        let found = NUMERIC.into_iter().find(|s| {
             scope
                 .iter()
                 .any(|(n, t)| project(n, t, *s, &mut || String::new()).is_some())
