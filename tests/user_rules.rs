@@ -238,3 +238,96 @@ fn a_wrong_rule_is_an_error_callers_can_match() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The `.sk` files under `dir` (recursively), sorted.
+fn sketch_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            sketch_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "sk") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_shipped_sketch_file_loads_with_its_user_rules_checked() {
+    // Every file with guide steps, with the program it is for: its user rules (and those of
+    // the files it imports) pass the check on wide values and bent functions.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sketch_files(&root.join("sketches"), &mut files);
+    sketch_files(&root.join("examples/goals"), &mut files);
+    files.sort();
+    let with_rules = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines().any(|l| l.starts_with("rule "))
+        })
+        .count();
+    assert!(with_rules >= 10, "{with_rules} files with user rules");
+    let mut loaded = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        if !text.lines().any(|l| l.trim_start().starts_with("step ")) {
+            continue; // a library of definitions and rules, loaded through its importers
+        }
+        let program = if f.starts_with(root.join("examples/goals")) {
+            let stem = f.file_stem().unwrap().to_str().unwrap();
+            root.join(format!("examples/goals/{}.rise", &stem[..7]))
+        } else {
+            let kernel = f.strip_prefix(root.join("sketches")).unwrap();
+            let kernel = kernel.iter().next().unwrap().to_str().unwrap();
+            root.join(format!("examples/{kernel}.rise"))
+        };
+        let program = risec::load_program(&program, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+        risec::load_sketch(f, &program).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        loaded += 1;
+    }
+    assert!(loaded >= 40, "{loaded} sketch files loaded");
+}
+
+#[test]
+fn wrong_scalar_rules_are_each_refused_at_their_text() {
+    // A threshold, a rule right only for affine functions, one right only within an absolute
+    // tolerance, one right only in real arithmetic, and one wrong for `x = -0.0`: each is an
+    // error at its own line, with the inputs and both results.
+    let sk = temp_file(
+        "wrong-scalars.sk",
+        b"rule below-one : select (lt x 1.0) a b =>> a\n\
+          rule doubled : map f (map (fun x => x + x) xs) =>>\n    map (fun y => f y + f y - f 0.0) xs\n\
+          rule almost-zero : x - x =>> 0.00009\n\
+          rule absorbed : (x + 100000000.0) - 100000000.0 =>> x\n\
+          rule signed-zero : 1.0 / (x + 0.0) =>> 1.0 / x\n\
+          rule right : x * 0.0 =>> 0.0\n\
+          step s { rules = [below-one, right] sketch = ? }\n",
+    );
+    let o = risec(&["examples/matmul.rise", "--sketch", sk.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for (name, at) in [
+        ("below-one", "wrong-scalars.sk:1:18"),
+        ("doubled", "wrong-scalars.sk:2:16"),
+        ("almost-zero", "wrong-scalars.sk:4:20"),
+        ("absorbed", "wrong-scalars.sk:5:17"),
+        ("signed-zero", "wrong-scalars.sk:6:20"),
+    ] {
+        assert!(
+            err.contains(&format!(
+                "error: rule `{name}` is wrong: its two sides differ"
+            )),
+            "{name}: {err}"
+        );
+        assert!(err.contains(at), "{name} at {at}: {err}");
+    }
+    assert!(!err.contains("rule `right`"), "{err}");
+    assert_eq!(err.matches("= inputs: ").count(), 5, "{err}");
+    assert_eq!(err.matches("= left-hand side gives").count(), 5, "{err}");
+    // The sign of a zero shows as infinities of opposite signs.
+    assert!(err.contains("_in1 : f32 = -0\n"), "{err}");
+    assert!(err.contains("left-hand side gives inf\n"), "{err}");
+    assert!(err.contains("right-hand side gives -inf\n"), "{err}");
+}

@@ -20,6 +20,7 @@ pub mod json;
 pub mod memory;
 mod prims;
 pub mod random;
+pub mod sampling;
 mod value;
 
 #[cfg(test)]

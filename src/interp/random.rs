@@ -2,13 +2,17 @@
 //!
 //! Floats are drawn as multiples of 1/32 in `[-1, 1)`: products and sums of a few thousand of
 //! them are exact in `f32`, so two ways of associating a reduction usually agree bit for bit,
-//! and where they do not, [`Value::approx_eq`] with a small tolerance settles it.
+//! and where they do not, [`Value::approx_eq`] with a small tolerance settles it. The `_with`
+//! functions draw scalars from the wider classes of [`super::sampling`] instead (large
+//! magnitudes, zeros of both signs, the neighbourhoods of a rule's constants, …), as the checks
+//! of rewrite rules do.
 
-use super::value::Value;
-use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
 use super::program_signature;
+use super::sampling::Scalars;
 #[cfg(any(test, feature = "testkit"))]
 use super::slice_lookup;
+use super::value::Value;
+use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
 use crate::core::TypedProgram;
 use crate::ir::types::{ScalarType, Type, TypeNode};
 
@@ -72,6 +76,16 @@ impl Rng {
 /// 1/32 in `[-1, 1)`, integers lie in `-8..=8`, `idx[n]` values in `0..n`. Function types,
 /// `idx[0]` and arrays longer than [`MAX_ELEMENTS`] are errors.
 pub fn random_value(ty: &Type, nat_env: &[u64], rng: &mut Rng) -> Result<Value, EvalError> {
+    random_value_with(ty, nat_env, rng, &mut Scalars::small())
+}
+
+/// [`random_value`] with the scalars drawn by `scalars` (booleans and indices as there).
+pub fn random_value_with(
+    ty: &Type,
+    nat_env: &[u64],
+    rng: &mut Rng,
+    scalars: &mut Scalars,
+) -> Result<Value, EvalError> {
     let lookup = env_lookup(nat_env);
     let count = value_count(ty, &lookup)?;
     if count > MAX_ELEMENTS {
@@ -80,7 +94,7 @@ pub fn random_value(ty: &Type, nat_env: &[u64], rng: &mut Rng) -> Result<Value, 
             len: count,
         });
     }
-    gen(ty, &lookup, rng, &mut 0)
+    gen(ty, &lookup, rng, scalars, &mut 0)
 }
 
 /// How many scalars (and indices) a value of `ty` holds, saturating at `u64::MAX`.
@@ -98,6 +112,7 @@ fn gen(
     ty: &Type,
     lookup: &dyn Fn(u32) -> Option<u64>,
     rng: &mut Rng,
+    scalars: &mut Scalars,
     budget: &mut u64,
 ) -> Result<Value, EvalError> {
     *budget += 1;
@@ -109,10 +124,10 @@ fn gen(
     }
     Ok(match ty.get() {
         TypeNode::Scalar(s) => match s {
-            ScalarType::F32 => Value::F32(rng.small_float() as f32),
-            ScalarType::F64 => Value::F64(rng.small_float()),
-            ScalarType::I32 => Value::I32(rng.range(-8, 8) as i32),
-            ScalarType::I64 => Value::I64(rng.range(-8, 8)),
+            ScalarType::F32 => Value::F32(scalars.f32(rng)),
+            ScalarType::F64 => Value::F64(scalars.f64(rng)),
+            ScalarType::I32 => Value::I32(scalars.i32(rng)),
+            ScalarType::I64 => Value::I64(scalars.i64(rng)),
             ScalarType::Bool => Value::Bool(rng.coin()),
         },
         TypeNode::Idx(n) => {
@@ -131,7 +146,7 @@ fn gen(
                 });
             }
             let elems = (0..n)
-                .map(|_| gen(elem, lookup, rng, budget))
+                .map(|_| gen(elem, lookup, rng, scalars, budget))
                 .collect::<Result<Vec<_>, _>>()?;
             if matches!(ty.get(), TypeNode::Array(..)) {
                 Value::Array(elems.into())
@@ -139,9 +154,10 @@ fn gen(
                 Value::Vector(elems.into())
             }
         }
-        TypeNode::Pair(a, b) => {
-            Value::pair(gen(a, lookup, rng, budget)?, gen(b, lookup, rng, budget)?)
-        }
+        TypeNode::Pair(a, b) => Value::pair(
+            gen(a, lookup, rng, scalars, budget)?,
+            gen(b, lookup, rng, scalars, budget)?,
+        ),
         TypeNode::Fun(..) | TypeNode::NatFun(_) | TypeNode::Meta(..) => {
             return Err(EvalError::NoValue { ty: ty.to_string() })
         }
@@ -210,15 +226,26 @@ pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64
 
 /// Random arguments for every value parameter of a program, at `sizes` given in the order of
 /// the program's size parameters (outermost first, as for [`super::run_program`]).
+#[cfg(any(test, feature = "testkit"))]
 pub fn random_args(
     p: &TypedProgram,
     sizes: &[u64],
     rng: &mut Rng,
 ) -> Result<Vec<Value>, EvalError> {
+    random_args_with(p, sizes, rng, &mut Scalars::small())
+}
+
+/// [`random_args`] with the scalars drawn by `scalars` (see [`super::sampling`]).
+pub fn random_args_with(
+    p: &TypedProgram,
+    sizes: &[u64],
+    rng: &mut Rng,
+    scalars: &mut Scalars,
+) -> Result<Vec<Value>, EvalError> {
     let (params, _) = program_signature(p)?;
     let nat_env: Vec<u64> = sizes.iter().rev().copied().collect();
     params
         .iter()
-        .map(|t| random_value(t, &nat_env, rng))
+        .map(|t| random_value_with(t, &nat_env, rng, scalars))
         .collect()
 }

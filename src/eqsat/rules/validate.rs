@@ -18,6 +18,13 @@
 //!    and requires every enumerated term to evaluate to a value approximately equal to the
 //!    original's ([`Value::approx_eq`], with a tolerance for reassociated floating point).
 //!
+//! The inputs are drawn as the check of user rules draws them ([`crate::interp::sampling`]):
+//! by default ([`Schedule::Wide`]) small values, integers, large magnitudes, zeros of both
+//! signs and the neighbourhoods of the instance's constants, trial by trial. A rule that
+//! reassociates floating-point arithmetic is right only up to rounding, which cancellation
+//! among large values magnifies without bound; it is validated with [`Schedule::ExactSums`]
+//! (values whose sums stay exact), which is the side condition under which it is sound.
+//!
 //! Negative checks (a rule must not fire where its side condition fails) use [`applications`].
 
 use crate::core::normalize::program_normal;
@@ -27,7 +34,8 @@ use crate::diagnostics::SourceFile;
 use crate::eqsat::egraph::{add_expr, check_types, enumerate, RiseEGraph};
 use crate::eqsat::rewrite::{Assumptions, Rule};
 use crate::frontend::load::compile_source;
-use crate::interp::random::{random_args, random_sizes, random_value, Rng};
+use crate::interp::random::{random_args_with, random_sizes, random_value_with, Rng};
+use crate::interp::sampling::{Constants, Scalars, Schedule};
 use crate::interp::{apply, program_signature, run_program, EvalError, Value};
 use crate::ir::types::TypeNode;
 
@@ -117,6 +125,9 @@ pub struct Options {
     pub extra_depth: usize,
     /// Largest size drawn for a size parameter.
     pub max_size: u64,
+    /// Which scalars the inputs of each trial are drawn from (trial `i` of the schedule is the
+    /// `i`-th trial run).
+    pub values: Schedule,
     /// Relative tolerance of float comparisons.
     pub rel_tol: f64,
     /// Absolute tolerance of float comparisons.
@@ -133,8 +144,9 @@ impl Default for Options {
             max_terms: 64,
             extra_depth: 16,
             max_size: 8,
+            values: Schedule::Wide,
             rel_tol: 1e-4,
-            abs_tol: 1e-4,
+            abs_tol: 1e-30,
         }
     }
 }
@@ -185,7 +197,8 @@ pub fn validate_with(
     };
     for t in 0..options.trials {
         let seed = options.seed.wrapping_add(t as u64);
-        trial(rule, program_source, options, seed, &mut report)
+        let values = |constants: &Constants| options.values.scalars(t, constants);
+        trial(rule, program_source, options, seed, &values, &mut report)
             .map_err(|e| format!("rule {}, trial {t} (seed {seed}): {e}", rule.name))?;
         report.trials += 1;
     }
@@ -327,6 +340,7 @@ fn trial(
     template: &str,
     options: &Options,
     seed: u64,
+    values: &dyn Fn(&Constants) -> Scalars,
     report: &mut Report,
 ) -> Result<(), String> {
     let mut rng = Rng::new(seed);
@@ -367,8 +381,12 @@ fn trial(
     let original = with_term(&term, &facts);
     let sizes = random_sizes(&original, options.max_size, &mut rng)
         .map_err(|e| format!("no sizes satisfy the facts and assumptions: {e}"))?;
-    let args = random_args(&original, &sizes, &mut rng).map_err(|e| e.to_string())?;
-    let extra = result_args(&original, &sizes, &mut rng)?;
+    let mut constants = Constants::default();
+    constants.add_literals(&term);
+    let mut scalars = values(&constants);
+    let args =
+        random_args_with(&original, &sizes, &mut rng, &mut scalars).map_err(|e| e.to_string())?;
+    let extra = result_args(&original, &sizes, &mut rng, &mut scalars)?;
     let run = |p: &TypedProgram| {
         let mut v = run_program(p, &sizes, args.clone())?;
         for a in &extra {
@@ -396,12 +414,17 @@ fn trial(
 
 /// Random arguments for a program whose result is a function (`add y`): values for its
 /// parameters up to a data result, so that results can be compared.
-fn result_args(p: &TypedProgram, sizes: &[u64], rng: &mut Rng) -> Result<Vec<Value>, String> {
+fn result_args(
+    p: &TypedProgram,
+    sizes: &[u64],
+    rng: &mut Rng,
+    scalars: &mut Scalars,
+) -> Result<Vec<Value>, String> {
     let (_, mut ty) = program_signature(p).map_err(|e| e.to_string())?;
     let nat_env: Vec<u64> = sizes.iter().rev().copied().collect();
     let mut out = Vec::new();
     while let TypeNode::Fun(a, b) = ty.get() {
-        out.push(random_value(a, &nat_env, rng).map_err(|e| e.to_string())?);
+        out.push(random_value_with(a, &nat_env, rng, scalars).map_err(|e| e.to_string())?);
         ty = b.clone();
     }
     if !ty.is_data() {

@@ -5,12 +5,18 @@
 //! it, sizes small or multiples of the sizes the rule names. A value of a data type is a fresh
 //! program parameter (a random input); a function builds its result from its arguments and from
 //! fresh parameters ([`Generator::value`]), so that what a rule does to a function's argument
-//! shows in the result: every scalar it returns sums a projection of every argument in scope
-//! (arrays summed with `reduce`, pairs by both components), each times a random coefficient.
+//! shows in the result: every scalar it returns starts from a sum of a projection of every
+//! argument in scope (arrays summed with `reduce`, pairs by both components), each times a
+//! random coefficient. Beyond the first trial that sum is often bent ([`Shapes`]): squared,
+//! multiplied by a second such sum, cut at a threshold (`select (lt s K) …`, `K` one of the
+//! rule's constants where it has some), or two of these composed, so that a rule that is only
+//! right for affine functions (`f (x + x) = f x + f x - f 0`) shows too. A `bool` result
+//! compares such a sum with a threshold.
 
+use crate::interp::random::Rng;
+use crate::interp::sampling::Constants;
 use crate::ir::nat::{Nat, NatAtom};
 use crate::ir::types::{MetaKind, ScalarType, Type, TypeNode};
-use crate::interp::random::Rng;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -45,6 +51,15 @@ impl fmt::Display for Ty {
 }
 
 impl Ty {
+    /// Whether a value of this type holds an array (is one, or a pair with one).
+    pub(super) fn holds_array(&self) -> bool {
+        match self {
+            Ty::Array(..) => true,
+            Ty::Pair(a, b) => a.holds_array() || b.holds_array(),
+            _ => false,
+        }
+    }
+
     /// How many scalars a value of this type holds (saturating; functions count 1).
     pub(super) fn elements(&self) -> u64 {
         match self {
@@ -165,22 +180,42 @@ impl<'r> Choices<'r> {
     }
 }
 
+/// How the scalar results of generated functions are shaped.
+pub(super) struct Shapes {
+    /// Draws the shapes (its own generator, so that shapes do not shift the other draws).
+    pub(super) rng: Rng,
+    /// Whether sums may be bent (squares, products, thresholds); affine only otherwise.
+    pub(super) nonlinear: bool,
+    /// The rule's constants, used as thresholds.
+    pub(super) constants: Constants,
+}
+
 /// Builds the source text of values, adding the program parameters they read.
 pub(super) struct Generator {
     /// The program parameters: name and type.
     pub(super) params: Vec<(String, Ty)>,
     fresh: usize,
+    shapes: Shapes,
 }
+
+/// The numeric scalar types, in the order projections and predicates try them.
+const NUMERIC: [ScalarType; 4] = [
+    ScalarType::F32,
+    ScalarType::F64,
+    ScalarType::I32,
+    ScalarType::I64,
+];
 
 /// How deep generated functions may nest (functions returning functions, arrays of arrays).
 const MAX_DEPTH: usize = 8;
 
 impl Generator {
-    /// A generator without parameters yet.
-    pub(super) fn new() -> Generator {
+    /// A generator without parameters yet, whose functions are shaped by `shapes`.
+    pub(super) fn new(shapes: Shapes) -> Generator {
         Generator {
             params: Vec::new(),
             fresh: 0,
+            shapes,
         }
     }
 
@@ -211,18 +246,16 @@ impl Generator {
         Ok(match ty {
             Ty::Fun(a, b) => {
                 let x = self.fresh("a");
-                let mut inner = scope.to_vec();
-                inner.push((x.clone(), (**a).clone()));
+                let (lets, inner) = self.bind(&x, a, scope);
                 let body = self.value_at(b, &inner, depth + 1)?;
-                format!("(fun ({x} : {a}) => {body})")
+                format!("(fun ({x} : {a}) => {lets}{body})")
             }
             Ty::Array(_, e) => {
                 let source = self.param(ty);
                 let x = self.fresh("e");
-                let mut inner = scope.to_vec();
-                inner.push((x.clone(), (**e).clone()));
+                let (lets, inner) = self.bind(&x, e, scope);
                 let body = self.value_at(e, &inner, depth + 1)?;
-                format!("(map (fun ({x} : {e}) => {body}) {source})")
+                format!("(map (fun ({x} : {e}) => {lets}{body}) {source})")
             }
             Ty::Pair(a, b) => {
                 let (a, b) = (
@@ -232,24 +265,14 @@ impl Generator {
                 format!("({a}, {b})")
             }
             Ty::Scalar(s) if s.is_numeric() => {
-                let mut sum = self.param(ty);
-                for (name, t) in scope {
-                    if let Some(p) = project(name, t, *s, &mut || self.fresh("e")) {
-                        let c = self.param(ty);
-                        sum = format!("{sum} + {c} * {p}");
-                    }
-                }
-                format!("({sum})")
+                let sum = self.sum(ty, *s, scope);
+                self.bend(sum, ty, Some(*s), scope, 2)
             }
             Ty::Vector(_, e) if matches!(**e, Ty::Scalar(s) if s.is_numeric()) => {
-                let mut sum = self.param(ty);
-                for (name, t) in scope {
-                    if t == ty {
-                        sum = format!("{sum} + {name}");
-                    }
-                }
-                format!("({sum})")
+                let sum = self.lane_sum(ty, scope);
+                self.bend(sum, ty, None, scope, 2)
             }
+            Ty::Scalar(ScalarType::Bool) => self.predicate(scope),
             Ty::Idx(_) => {
                 let same: Vec<&String> = scope
                     .iter()
@@ -263,6 +286,166 @@ impl Generator {
             }
             Ty::Scalar(_) | Ty::Vector(..) => self.param(ty),
         })
+    }
+}
+
+impl Generator {
+    /// `scope` with the variable `x` of type `t` added, and the `let`s that go before a body in
+    /// that scope. A variable that holds arrays is added as its projections to each numeric
+    /// type, bound once, so that a body computed for every element of a large result does
+    /// not sum the whole variable again each time.
+    fn bind(&mut self, x: &str, t: &Ty, scope: &[(String, Ty)]) -> (String, Vec<(String, Ty)>) {
+        let mut inner = scope.to_vec();
+        if !t.holds_array() {
+            inner.push((x.to_string(), t.clone()));
+            return (String::new(), inner);
+        }
+        let mut lets = String::new();
+        for s in NUMERIC {
+            if let Some(p) = project(x, t, s, &mut || self.fresh("e")) {
+                let name = self.fresh("p");
+                lets.push_str(&format!("let {name} = {p} in "));
+                inner.push((name, Ty::Scalar(s)));
+            }
+        }
+        (lets, inner)
+    }
+
+    /// A parameter of scalar type `s` plus every variable of `scope` projected to `s` times a
+    /// coefficient (a fresh parameter).
+    fn sum(&mut self, ty: &Ty, s: ScalarType, scope: &[(String, Ty)]) -> String {
+        let mut sum = self.param(ty);
+        for (name, t) in scope {
+            if let Some(p) = project(name, t, s, &mut || self.fresh("e")) {
+                let c = self.param(ty);
+                sum = format!("{sum} + {c} * {p}");
+            }
+        }
+        format!("({sum})")
+    }
+
+    /// A parameter of vector type `ty` plus every variable of `scope` of that type.
+    fn lane_sum(&mut self, ty: &Ty, scope: &[(String, Ty)]) -> String {
+        let mut sum = self.param(ty);
+        for (name, t) in scope {
+            if t == ty {
+                sum = format!("{sum} + {name}");
+            }
+        }
+        format!("({sum})")
+    }
+
+    /// `sum` (of type `ty`, a scalar `scalar` or a vector of numbers; a function of `scope`)
+    /// bent by a random shape, or left affine; `budget` bounds compositions.
+    fn bend(
+        &mut self,
+        sum: String,
+        ty: &Ty,
+        scalar: Option<ScalarType>,
+        scope: &[(String, Ty)],
+        budget: usize,
+    ) -> String {
+        if !self.shapes.nonlinear || budget == 0 {
+            return sum;
+        }
+        let shapes = if scalar.is_some() { 6 } else { 4 };
+        match self.shapes.rng.below(shapes) {
+            // Affine (a third of the time).
+            0 | 1 => sum,
+            // A square.
+            2 => {
+                let t = self.fresh("t");
+                format!("(let {t} = {sum} in {t} * {t})")
+            }
+            // A product with another sum of the same arguments (other coefficients).
+            3 => {
+                let other = match scalar {
+                    Some(s) => self.sum(ty, s, scope),
+                    None => self.lane_sum(ty, scope),
+                };
+                format!("({sum} * {other})")
+            }
+            // A threshold: different functions below and above a constant.
+            4 => {
+                let s = scalar.expect("thresholds are drawn for scalars only");
+                let (t, k) = (self.fresh("t"), self.threshold(ty, s));
+                let (a, b) = (self.param(ty), self.param(ty));
+                format!("(let {t} = {sum} in select (lt {t} {k}) ({t} * {a}) ({b} - {t}))")
+            }
+            // Two shapes composed.
+            _ => {
+                let inner = self.bend(sum, ty, scalar, scope, budget - 1);
+                let t = self.fresh("t");
+                let outer = self.bend(t.clone(), ty, scalar, scope, budget - 1);
+                format!("(let {t} = {inner} in {outer})")
+            }
+        }
+    }
+
+    /// A value of type `ty` (scalar `s`) to compare with: one of the rule's constants of that
+    /// kind (or, half of the time or without one, a fresh parameter).
+    fn threshold(&mut self, ty: &Ty, s: ScalarType) -> String {
+        let c = &self.shapes.constants;
+        let float = matches!(s, ScalarType::F32 | ScalarType::F64);
+        let k = if float { c.floats.len() } else { c.ints.len() };
+        let rng = &mut self.shapes.rng;
+        if k == 0 || rng.coin() {
+            return self.param(ty);
+        }
+        let i = rng.below(k as u64) as usize;
+        if float {
+            literal_float(c.floats[i], s)
+        } else {
+            literal_int(c.ints[i], s)
+        }
+    }
+
+    /// A `bool` that depends on the variables of `scope`: a sum of those of one numeric type
+    /// (the first of `f32`, `f64`, `i32`, `i64` that one of them holds) compared with a
+    /// threshold; a parameter where none holds a number.
+    fn predicate(&mut self, scope: &[(String, Ty)]) -> String {
+        let found = NUMERIC.into_iter().find(|s| {
+            scope
+                .iter()
+                .any(|(n, t)| project(n, t, *s, &mut || String::new()).is_some())
+        });
+        let Some(s) = found else {
+            return self.param(&Ty::Scalar(ScalarType::Bool));
+        };
+        let ty = Ty::Scalar(s);
+        let sum = self.sum(&ty, s, scope);
+        let sum = self.bend(sum, &ty, Some(s), scope, 1);
+        let k = self.threshold(&ty, s);
+        format!("(lt {sum} {k})")
+    }
+}
+
+/// A float as a literal of type `s` (`f32` or `f64`), parenthesised when negative.
+fn literal_float(v: f64, s: ScalarType) -> String {
+    let (text, suffix) = if s == ScalarType::F64 {
+        (format!("{:?}", v.abs()), "f64")
+    } else {
+        (format!("{:?}", (v as f32).abs()), "f32")
+    };
+    if v.is_sign_negative() {
+        format!("(-{text}{suffix})")
+    } else {
+        format!("{text}{suffix}")
+    }
+}
+
+/// An integer as a literal of type `s` (`i32` or `i64`, wrapped to it), parenthesised when
+/// negative.
+fn literal_int(v: i64, s: ScalarType) -> String {
+    let (v, suffix) = if s == ScalarType::I32 {
+        (v as i32 as i64, "i32")
+    } else {
+        (v, "i64")
+    };
+    if v < 0 {
+        format!("(-{}{suffix})", v.unsigned_abs())
+    } else {
+        format!("{v}{suffix}")
     }
 }
 
@@ -311,27 +494,64 @@ mod tests {
     #[test]
     fn generated_values_have_their_types() {
         let f32 = || Box::new(Ty::Scalar(ScalarType::F32));
+        let i32 = || Box::new(Ty::Scalar(ScalarType::I32));
         let types = [
             Ty::Fun(f32(), f32()),
-            Ty::Fun(Box::new(Ty::Array(3, f32())), Box::new(Ty::Pair(f32(), f32()))),
+            Ty::Fun(
+                Box::new(Ty::Array(3, f32())),
+                Box::new(Ty::Pair(f32(), f32())),
+            ),
             Ty::Array(2, Box::new(Ty::Array(3, f32()))),
             Ty::Fun(
                 Box::new(Ty::Pair(f32(), Box::new(Ty::Array(2, f32())))),
                 Box::new(Ty::Fun(f32(), Box::new(Ty::Array(4, f32())))),
             ),
+            Ty::Fun(f32(), Box::new(Ty::Scalar(ScalarType::Bool))),
+            Ty::Fun(i32(), i32()),
+            Ty::Fun(
+                Box::new(Ty::Vector(4, f32())),
+                Box::new(Ty::Vector(4, f32())),
+            ),
+            Ty::Fun(
+                Box::new(Ty::Scalar(ScalarType::F64)),
+                Box::new(Ty::Scalar(ScalarType::F64)),
+            ),
         ];
-        for ty in &types {
-            let mut g = Generator::new();
-            let scope = [("y".to_string(), Ty::Array(2, f32()))];
-            let v = g.value(ty, &scope).unwrap();
-            let params: String = std::iter::once("(y : 2.f32)".to_string())
-                .chain(g.params.iter().map(|(n, t)| format!("({n} : {t})")))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let src = format!("def p {params} : {ty} = {v}");
-            compile_source(&SourceFile::new("g.rise", src.clone()), None)
-                .unwrap_or_else(|e| panic!("{src}\n{e}"));
+        let constants = Constants {
+            floats: vec![1.0, -2.5, 1e8],
+            ints: vec![3, -7],
+        };
+        let mut bent = 0;
+        for seed in 0..24 {
+            for ty in &types {
+                let shapes = Shapes {
+                    rng: Rng::new(seed),
+                    nonlinear: seed > 0,
+                    constants: constants.clone(),
+                };
+                let mut g = Generator::new(shapes);
+                let scope = [("y".to_string(), Ty::Array(2, f32()))];
+                let v = g.value(ty, &scope).unwrap();
+                bent += usize::from(v.contains("let _t"));
+                assert!(seed > 0 || !v.contains("let _t"), "{v}");
+                let params: String = std::iter::once("(y : 2.f32)".to_string())
+                    .chain(g.params.iter().map(|(n, t)| format!("({n} : {t})")))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let src = format!("def p {params} : {ty} = {v}");
+                compile_source(&SourceFile::new("g.rise", src.clone()), None)
+                    .unwrap_or_else(|e| panic!("{src}\n{e}"));
+            }
         }
+        assert!(bent > 24, "few functions are not affine: {bent}");
+    }
+
+    #[test]
+    fn literals_read_back_as_the_constants() {
+        assert_eq!(literal_float(1e8, ScalarType::F32), "100000000.0f32");
+        assert_eq!(literal_float(-2.5, ScalarType::F64), "(-2.5f64)");
+        assert_eq!(literal_int(-7, ScalarType::I32), "(-7i32)");
+        assert_eq!(literal_int(3, ScalarType::I64), "3i64");
     }
 
     #[test]

@@ -10,6 +10,28 @@
 //! by the front end and run by the interpreter on the same random inputs; the first trial where
 //! they disagree is the counterexample ([`RuleCheckError::Counterexample`]).
 //!
+//! What is drawn. The first trial uses affine functions and inputs that are multiples of 1/32 in
+//! `[-1, 1)` (a counterexample there reads best); the others bend functions (squares, products,
+//! thresholds at the rule's constants, compositions) and draw inputs from the classes of
+//! [`crate::interp::sampling`] ([`Schedule::Wide`]): whole numbers, large magnitudes, zeros of
+//! both signs, `±1`, tiny values, the rule's own constants and their neighbours (`c ± 1`, just
+//! below and above `c`, half-way between two constants), and repeats of earlier draws (ties,
+//! exact cancellations). A rule that computes with scalars gets [`Options::scalar_trials`]
+//! trials, others [`Options::trials`].
+//!
+//! When results agree. Floats agree within a relative tolerance ([`Options::rel_tol`], about
+//! 84 units in the last place of an `f32`) above a tiny absolute floor ([`Options::abs_tol`]);
+//! integers, booleans and indices exactly. Inputs are always finite, so a rule is checked for
+//! finite values of its variables: two NaNs agree, an infinity agrees only with the same
+//! infinity, and a NaN or an infinity against a number is a disagreement (the rule produced
+//! it from finite inputs: `x / x =>> 1.0` fails at `x = 0`). `0.0` and `-0.0` agree, as they
+//! compare equal; a rule whose sides differ only in the sign of a zero is caught where a side
+//! divides by it (`1.0 / (x + 0.0) =>> 1.0 / x` gives `inf` and `-inf` at `x = -0.0`), and
+//! `x * 0.0 =>> 0.0` is accepted: it holds for every finite `x`. The semantics are those of
+//! `f32` and `f64`, not of real numbers: `(x + 1e8) - 1e8 =>> x` is refused, and so is a rule
+//! that reassociates sums whenever a trial's values cancel (it may pass when none does: the
+//! check is a test, not a proof).
+//!
 //! Draws where a side does not type-check (a size the right-hand side needs to divide, types the
 //! rule only fits for some choices) are drawn again; a rule for which no draw works, or whose
 //! instances the interpreter cannot run within the budget, is reported as such, with the flag
@@ -17,15 +39,18 @@
 //! load gives the same verdict every time.
 
 mod generate;
+mod sides;
 
 use crate::diagnostics::SourceFile;
 use crate::eqsat::rewrite::Rule;
 use crate::frontend::load::compile_source;
-use crate::frontend::syntax::ast::{Binder, Expr, ExprKind, Span};
+use crate::frontend::syntax::ast::{Expr, Span};
 use crate::frontend::syntax::parser::parse_expr;
-use crate::interp::random::{random_args, Rng};
+use crate::interp::random::{random_args_with, Rng};
 use crate::interp::run_program;
-use generate::{Choices, Generator, Ty, Unfit};
+use crate::interp::sampling::{Constants, Scalars, Schedule};
+use generate::{Choices, Generator, Shapes, Ty, Unfit};
+use sides::{computes_with_scalars, literal_constants, literal_sizes, shared_binders, uses, Side};
 use std::time::{Duration, Instant};
 
 /// How a rule is checked.
@@ -33,6 +58,10 @@ use std::time::{Duration, Instant};
 pub struct Options {
     /// Trials that must run (each with its own types, sizes and inputs).
     pub trials: usize,
+    /// Trials for a rule that computes with scalars (arithmetic, comparisons or scalar
+    /// literals on a side): its instances are small and quick, and a wrong one often differs
+    /// only on a few values (near a threshold, at a zero, where integers wrap).
+    pub scalar_trials: usize,
     /// Draws per trial before giving up on it.
     pub attempts: usize,
     /// Seed of the first trial.
@@ -45,9 +74,12 @@ pub struct Options {
     pub memory: u64,
     /// Time after which no further trial starts.
     pub time: Duration,
-    /// Relative tolerance of float comparisons (rules may reassociate sums).
+    /// Which scalars the inputs of each trial are drawn from.
+    pub values: Schedule,
+    /// Relative tolerance of float comparisons: results may differ by rounding (about 84 units
+    /// in the last place of an `f32`).
     pub rel_tol: f64,
-    /// Absolute tolerance of float comparisons.
+    /// Absolute tolerance of float comparisons, a floor for results near zero.
     pub abs_tol: f64,
 }
 
@@ -55,14 +87,16 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             trials: 12,
+            scalar_trials: 36,
             attempts: 12,
             seed: 1,
             max_size: 4,
             max_elements: 1 << 14,
             memory: 256 << 20,
             time: Duration::from_secs(2),
-            rel_tol: 1e-4,
-            abs_tol: 1e-4,
+            values: Schedule::Wide,
+            rel_tol: 1e-5,
+            abs_tol: 1e-30,
         }
     }
 }
@@ -138,146 +172,6 @@ pub enum RuleCheckError {
     },
 }
 
-/// A pattern variable's or size variable's use in one side of the rule.
-struct Use {
-    /// Its span in that side's text.
-    span: Span,
-    /// The variable: index into the rule's expression (or size) variables.
-    var: usize,
-    /// Whether it is a size variable.
-    size: bool,
-    /// The binder names in scope, outermost first.
-    binders: Vec<String>,
-}
-
-/// The uses of the rule's variables in one side.
-fn uses(e: &Expr, exprs: &[String], sizes: &[String], binders: &mut Vec<String>, out: &mut Vec<Use>) {
-    let go = |e: &Expr, binders: &mut Vec<String>, out: &mut Vec<Use>| {
-        uses(e, exprs, sizes, binders, out)
-    };
-    match &e.kind {
-        ExprKind::Name(n) if !binders.contains(n) => {
-            let (var, size) = match exprs.iter().position(|v| v == n) {
-                Some(i) => (Some(i), false),
-                None => (sizes.iter().position(|v| v == n), true),
-            };
-            if let Some(var) = var {
-                out.push(Use {
-                    span: e.span,
-                    var,
-                    size,
-                    binders: binders.clone(),
-                });
-            }
-        }
-        ExprKind::Lambda(bs, body) => {
-            let depth = binders.len();
-            binders.extend(bs.iter().map(|b| match b {
-                Binder::Plain(i) | Binder::Typed(i, _) | Binder::Size(i) => i.name.clone(),
-            }));
-            go(body, binders, out);
-            binders.truncate(depth);
-        }
-        ExprKind::Let(x, v, b) => {
-            go(v, binders, out);
-            binders.push(x.name.clone());
-            go(b, binders, out);
-            binders.pop();
-        }
-        ExprKind::App(a, b)
-        | ExprKind::Pipe(a, b)
-        | ExprKind::Compose(a, b)
-        | ExprKind::Binary(_, a, b)
-        | ExprKind::Pair(a, b) => {
-            go(a, binders, out);
-            go(b, binders, out);
-        }
-        ExprKind::Neg(a) | ExprKind::Annot(a, _) => go(a, binders, out),
-        _ => {}
-    }
-}
-
-/// The sizes written as numbers in a side (`split 32`), of which drawn sizes are often taken
-/// as multiples.
-fn literal_sizes(e: &Expr, out: &mut Vec<u64>) {
-    match &e.kind {
-        ExprKind::Nat(v) => out.push(*v),
-        ExprKind::Lambda(_, a) | ExprKind::Neg(a) | ExprKind::Annot(a, _) => literal_sizes(a, out),
-        ExprKind::Let(_, a, b)
-        | ExprKind::App(a, b)
-        | ExprKind::Pipe(a, b)
-        | ExprKind::Compose(a, b)
-        | ExprKind::Binary(_, a, b)
-        | ExprKind::Pair(a, b) => {
-            literal_sizes(a, out);
-            literal_sizes(b, out);
-        }
-        _ => {}
-    }
-}
-
-/// `text` with each span replaced (spans do not overlap).
-fn splice(text: &str, mut edits: Vec<(Span, String)>) -> String {
-    edits.sort_by_key(|(s, _)| s.start);
-    let mut out = String::with_capacity(text.len() * 2);
-    let mut at = 0;
-    for (span, with) in edits {
-        out.push_str(&text[at..span.start]);
-        out.push_str(&with);
-        at = span.end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-/// One side of a rule: its text and the uses of its variables.
-struct Side<'t> {
-    text: &'t str,
-    uses: Vec<Use>,
-}
-
-impl Side<'_> {
-    /// The text with every variable replaced: expression variable `i` by `exprs[i]` applied to
-    /// the binders `args[i]`, size variable `j` by `sizes[j]`.
-    fn instance(&self, exprs: &[String], args: &[Vec<String>], sizes: &[String]) -> String {
-        let edits = self
-            .uses
-            .iter()
-            .map(|u| {
-                let with = if u.size {
-                    sizes[u.var].clone()
-                } else if args[u.var].is_empty() {
-                    exprs[u.var].clone()
-                } else {
-                    format!("({} {})", exprs[u.var], args[u.var].join(" "))
-                };
-                (u.span, with)
-            })
-            .collect();
-        splice(self.text, edits)
-    }
-}
-
-/// The binders a pattern variable's values may use: those around its left-hand use that
-/// every right-hand use has in scope too (by name, outermost first, each name once).
-fn shared_binders(var: usize, lhs: &[Use], rhs: &[Use]) -> Vec<String> {
-    let Some(first) = lhs.iter().find(|u| !u.size && u.var == var) else {
-        return Vec::new();
-    };
-    let mut out: Vec<String> = Vec::new();
-    for (k, b) in first.binders.iter().enumerate() {
-        let shadowed = first.binders[k + 1..].contains(b);
-        let everywhere = rhs
-            .iter()
-            .filter(|u| !u.size && u.var == var)
-            .all(|u| u.binders.contains(b));
-        if !shadowed && everywhere {
-            out.push(b.clone());
-        }
-    }
-    out
-}
-
 /// Checks a user rule, written `lhs_text => rhs_text`, against the interpreter (see the module
 /// documentation).
 pub fn check_rule(
@@ -310,8 +204,12 @@ pub fn check_rule(
     // fixes a size variable to 0 (polynomial unification may pick that solution), and the
     // left-hand side's alone.
     let infer = |rhs: Option<&Expr>| {
-        crate::frontend::elab::infer_rule_variables(&el, rhs, exprs, sizes)
-            .map_err(|d| never(format!("its left-hand side does not type-check: {}", d.message)))
+        crate::frontend::elab::infer_rule_variables(&el, rhs, exprs, sizes).map_err(|d| {
+            never(format!(
+                "its left-hand side does not type-check: {}",
+                d.message
+            ))
+        })
     };
     let mut typings = vec![infer(None)?];
     if let Ok(joint) = infer(Some(&er)) {
@@ -326,12 +224,20 @@ pub fn check_rule(
         .iter()
         .filter(|&&v| v > 1)
         .fold(1u64, |a, &b| lcm(a, b).min(256));
+    let mut constants = Constants::default();
+    literal_constants(&l, &mut constants);
+    literal_constants(&r, &mut constants);
+    let trials = if computes_with_scalars(&l) || computes_with_scalars(&r) {
+        options.trials.max(options.scalar_trials)
+    } else {
+        options.trials
+    };
 
     let mut report = Report::default();
     let mut last_reason = String::new();
     let mut evaluable = false;
     let mut rng = Rng::new(options.seed);
-    'trials: for t in 0..options.trials {
+    'trials: for t in 0..trials {
         for attempt in 0..options.attempts {
             let (types, size_values, root) = &typings[attempt % typings.len()];
             if started.elapsed() > options.time {
@@ -347,9 +253,12 @@ pub fn check_rule(
                 lhs: &lhs,
                 rhs: &rhs,
                 options,
+                scalars: options.values.scalars(t, &constants),
+                constants: &constants,
             };
-            // The first trials keep every open type `f32`: a counterexample there reads best.
-            match trial.run(&mut rng, multiple, t < 3) {
+            // The first trials keep every open type `f32`, and the first one affine functions
+            // and small values: a counterexample there reads best.
+            match trial.run(&mut rng, multiple, t) {
                 Outcome::Agree => {
                     report.trials += 1;
                     continue 'trials;
@@ -430,12 +339,22 @@ struct Trial<'a> {
     lhs: &'a Side<'a>,
     rhs: &'a Side<'a>,
     options: &'a Options,
+    /// How the inputs are drawn.
+    scalars: Scalars,
+    /// The rule's constants (thresholds of generated functions).
+    constants: &'a Constants,
 }
 
 impl Trial<'_> {
-    fn run(&self, rng: &mut Rng, multiple: u64, simple: bool) -> Outcome {
-        let mut choices = Choices::new(rng, self.options.max_size, multiple, simple);
-        let mut generator = Generator::new();
+    /// Trial number `t`: draws its types, sizes and values with `rng`, runs both sides.
+    fn run(&self, rng: &mut Rng, multiple: u64, t: usize) -> Outcome {
+        let shapes = Shapes {
+            rng: Rng::new(rng.next_u64()),
+            nonlinear: t > 0,
+            constants: self.constants.clone(),
+        };
+        let mut choices = Choices::new(rng, self.options.max_size, multiple, t < 3);
+        let mut generator = Generator::new(shapes);
         match self.instantiate(&mut choices, &mut generator) {
             Ok(done) => self.evaluate(done, &generator, choices.rng()),
             Err(Unfit::Redraw(why)) => Outcome::Redraw(why),
@@ -516,7 +435,7 @@ impl Trial<'_> {
         if lhs.term.ty != rhs.term.ty {
             return Outcome::Redraw("the two sides have different types here".into());
         }
-        let args = match random_args(&lhs, &[], rng) {
+        let args = match random_args_with(&lhs, &[], rng, &mut self.scalars.clone()) {
             Ok(a) => a,
             Err(e) => return Outcome::Redraw(e.to_string()),
         };
