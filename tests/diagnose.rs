@@ -8,7 +8,6 @@ use common::{risec, stderr, temp_file};
 use risec::sketch::closest::MissKind;
 use risec::sketch::guided::SearchOptions;
 use risec::{load_program, load_sketch, optimize, Error};
-use std::time::{Duration, Instant};
 
 /// A 2D element-wise map: the inner loop can only be tiled by `split-join-1m` (its maps are
 /// partially applied after eta-reduction, so `split-join` matches only the outer one).
@@ -93,11 +92,7 @@ fn the_library_error_carries_the_diagnosis_and_its_diagnostic() {
         .suggestions
         .iter()
         .any(|s| s.satisfies && s.rules == ["split-join-1m(4)"]));
-    assert!(
-        d.look_ahead.time < Duration::from_secs(3),
-        "{:?}",
-        d.look_ahead
-    );
+
     let located = err.diagnostics();
     assert_eq!(located.len(), 1);
     let rendered = located[0].0.render(&[located[0].1.clone()]);
@@ -124,18 +119,12 @@ fn a_saturated_step_is_reported_at_once_with_why_its_rule_never_fired() {
         "diagnose-c30.sk",
         b"step tile {\n  rules = [split-join(4)]\n  sketch = contains((map : ? -> 4.? -> ?) ?)\n}\n",
     );
-    let began = Instant::now();
     let o = risec(&[
         program.to_str().unwrap(),
         "--sketch",
         sketch.to_str().unwrap(),
         "-q",
     ]);
-    assert!(
-        began.elapsed() < Duration::from_secs(8),
-        "{:?}",
-        began.elapsed()
-    );
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(err.contains("the e-graph saturated"), "{err}");

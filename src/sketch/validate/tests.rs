@@ -69,17 +69,11 @@ fn swapped_functions_are_caught() {
 }
 
 #[test]
-fn the_check_is_deterministic_and_fast() {
+fn the_check_is_deterministic() {
     let (l, r) = ("fun x => let y = v in b", "let y = v in fun x => b");
-    let started = Instant::now();
     let a = check(l, r).unwrap();
     let b = check(l, r).unwrap();
     assert_eq!((a.trials, a.redrawn), (b.trials, b.redrawn));
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
