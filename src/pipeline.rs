@@ -10,7 +10,7 @@
 //! is an [`crate::Error::IllTypedResult`]; nothing is printed or written then.
 
 use crate::core::print::{
-    program_nat_to_source, program_to_source_declaring, program_type_to_source,
+    program_to_source_declaring, program_type_to_source,
 };
 use crate::core::TypedProgram;
 use crate::diagnostics::SourceFile;
@@ -51,7 +51,7 @@ pub fn optimize_program(
     let facts = lowered
         .facts
         .iter()
-        .map(|f| program_nat_to_source(&lowered, f))
+        .map(|f| crate::core::print::divisibility_fact_to_source(&lowered, f))
         .collect();
     Ok(Optimized {
         program: lowered,

@@ -467,3 +467,46 @@ fn unknown_sizes_in_type_errors_are_named_readably() {
         assert!(!numbered, "an inference variable by its number: {err}");
     }
 }
+
+#[test]
+fn a_split_of_a_size_with_an_offset_declares_its_fact_and_checks_again() {
+    // A 5x5 convolution whose input has a border of 2: `split 64` of `n + 4` relies on 64
+    // dividing `n + 4`, a fact over a sum (the search's result failed risec's own type check).
+    let program = temp_file(
+        "offset-conv.rise",
+        b"def dot {k : nat} (a : k.f32) (b : k.f32) : f32 =\n  \
+          zip a b |> map (fun p => fst p * snd p) |> reduce (+) 0.0\n\
+          def conv {n m : nat} (input : (n+4).(m+4).f32) (w : 5.5.f32) : n.m.f32 =\n  \
+          input |> map (slide 5 1) |> slide 5 1 |> map transpose\n        \
+          |> map (map (fun nbh => dot (join w) (join nbh)))\n",
+    );
+    let sketch = temp_file(
+        "offset-conv.sk",
+        b"step s {\n  rules = [split-join(64), map-fission, split-before-map]\n  \
+          sketch = contains((map : ? -> ((n+4)/64).? -> ?) ?)\n}\n",
+    );
+    let out = risec(&[
+        program.to_str().unwrap(),
+        "--sketch",
+        sketch.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("(input : ((n + 4)/64*64).(m + 4).f32)"),
+        "{text}"
+    );
+    assert!(
+        stderr(&out).contains("the result relies on: (n + 4)/64"),
+        "{}",
+        stderr(&out)
+    );
+    let again = temp_file("offset-conv-result.rise", text.as_bytes());
+    let checked = risec(&["check", again.to_str().unwrap()]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(
+        stdout(&checked).contains("assumes `(n + 4)/64` is a whole number"),
+        "{}",
+        stdout(&checked)
+    );
+}

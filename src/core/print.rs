@@ -20,7 +20,7 @@ pub fn program_to_source(p: &TypedProgram) -> String {
 pub fn fact_to_source(p: &TypedProgram, fact: &Nat) -> String {
     use crate::ir::nat::{self, Rational};
     if !fact.terms().iter().all(|(_, c)| c.is_integer()) {
-        return format!("`{}` is a whole number", program_nat_to_source(p, fact));
+        return format!("`{}` is a whole number", divisibility_fact_to_source(p, fact));
     }
     let constant = fact
         .terms()
@@ -46,12 +46,22 @@ pub fn program_to_source_declaring(p: &TypedProgram, facts: &[Nat]) -> String {
     let mut unplaced = Vec::new();
     let nparams = p.size_params.len() as u32;
     for fact in facts {
-        let placed = single_size_divisor(fact).and_then(|(index, d)| {
-            let name = p.size_params.get((nparams - 1 - index) as usize)?;
-            let at = first_extent(&header, name)?;
-            header.replace_range(at..at + name.len(), &format!("({name}/{d}*{d})"));
-            Some(())
-        });
+        let placed = single_size_divisor(fact)
+            .and_then(|(index, d)| {
+                let name = p.size_params.get((nparams - 1 - index) as usize)?;
+                let at = first_extent(&header, name)?;
+                header.replace_range(at..at + name.len(), &format!("({name}/{d}*{d})"));
+                Some(())
+            })
+            .or_else(|| {
+                // A fact over a sum (`(n+4)/64`, normalised to `n/64 + 1/16`): written where
+                // the sum is an extent, `(n + 4)` as `((n + 4)/64*64)`.
+                let (scaled, d) = scaled_fact(fact)?;
+                let extent = format!("({})", program_nat_to_source(p, &scaled));
+                let at = first_extent(&header, &extent)?;
+                header.replace_range(at..at + extent.len(), &format!("({extent}/{d}*{d})"));
+                Some(())
+            });
         if placed.is_none() {
             unplaced.push(program_nat_to_source(p, fact));
         }
@@ -80,6 +90,28 @@ fn single_size_divisor(n: &Nat) -> Option<(u32, i128)> {
         return None;
     };
     (coeff.numer() == 1 && coeff.denom() > 1).then_some((*i, coeff.denom()))
+}
+
+/// A divisibility fact as source text: `m/32`, or `(n + 4)/64` for one over a sum (which the
+/// normal form of sizes keeps as `n/64 + 1/16`).
+pub fn divisibility_fact_to_source(p: &TypedProgram, fact: &Nat) -> String {
+    match scaled_fact(fact) {
+        Some((scaled, d)) if scaled.terms().len() > 1 => {
+            format!("({})/{d}", program_nat_to_source(p, &scaled))
+        }
+        _ => program_nat_to_source(p, fact),
+    }
+}
+
+/// A fact with fractional coefficients as `(d · fact, d)`, `d` the least common multiple of
+/// its coefficients' denominators (`n/64 + 1/16` → `(n + 4, 64)`).
+fn scaled_fact(fact: &Nat) -> Option<(Nat, i128)> {
+    use crate::ir::nat::{self, Rational};
+    let mut d: i128 = 1;
+    for (_, c) in fact.terms() {
+        d = nat::checked_lcm(d, c.denom())?;
+    }
+    (d > 1).then(|| (nat::mul(fact, &nat::constant(Rational::int(d))), d))
 }
 
 /// The byte offset of the first whole-word `name` after the first `(` that is followed by `:`
