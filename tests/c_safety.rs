@@ -485,3 +485,35 @@ fn outputs_that_are_fifos_are_written_into_not_replaced() {
     let temporary = left.filter(|e| e.file_name().to_string_lossy().starts_with(".risec-"));
     assert_eq!(temporary.count(), 0);
 }
+
+#[test]
+fn a_value_bound_by_let_and_never_read_is_not_computed() {
+    let dir = work_dir("dead-let");
+    for body in [
+        "let t = toMem (mapSeq (fun x => x * 2.0) xs) in mapSeq (fun x => x + 1.0) xs",
+        "xs |> mapSeq (fun x => let t = toMem (x * 2.0) in x + 1.0)",
+        "xs |> mapSeq (fun x => let t = x * 2.0 in x + 1.0)",
+    ] {
+        let c = c_of(&format!(
+            "def f {{n : nat}} (xs : n.f32) : n.f32 =\n  {body}\n"
+        ))
+        .unwrap();
+        // No temporary, and nothing gcc calls unused.
+        assert!(!c.source.contains("rise_temp_get"), "{body}:\n{}", c.source);
+        assert!(!c.source.contains("* 2.0f"), "{body}:\n{}", c.source);
+        std::fs::write(dir.join("k.c"), &c.source).unwrap();
+        std::fs::write(dir.join("k.h"), &c.header).unwrap();
+        let out = Command::new("cc")
+            .args(["-O2", "-Wall", "-Wextra", "-Werror", "-fopenmp", "-c"])
+            .arg(dir.join("k.c"))
+            .arg("-o")
+            .arg(dir.join("k.o"))
+            .output()
+            .expect("cc runs");
+        assert!(
+            out.status.success(),
+            "{body}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -184,8 +184,13 @@ impl Translator {
                 self.elem(&xs, &i)?
             }
             Let => {
-                let value = self.force(a0)?;
-                self.apply(args.remove(0), value)?
+                let body = args.remove(0);
+                // A value the body never reads is not computed (no temporary, no unused C
+                // variable).
+                let unused = matches!(&body.kind, ValKind::Fun(f) if matches!(&**f,
+                    Func::Closure { body, .. } if !crate::core::debruijn::free_vars(body).contains(&0)));
+                let value = if unused { a0 } else { self.force(a0)? };
+                self.apply(body, value)?
             }
             Add | Sub | Mul | Div | Lt | Gt | Eq => {
                 let op = match prim {
