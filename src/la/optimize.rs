@@ -409,16 +409,11 @@ fn finish_extraction(
     })
 }
 
-/// Frees a large e-graph on another thread: freeing two million e-nodes took 0.7 s, which
-/// the answer need not wait for (nor, at the end of `risec la`, the process's exit).
+/// Frees a large e-graph on another thread ([`crate::support::memory::discard`]).
 fn discard(egraph: LaEGraph) {
-    if egraph.total_size() < 100_000 {
-        return;
+    if egraph.total_size() >= 100_000 {
+        crate::support::memory::discard(egraph);
     }
-    // Where no thread can be started, the e-graph is freed here.
-    let _ = std::thread::Builder::new()
-        .name("free-egraph".into())
-        .spawn(move || drop(egraph));
 }
 
 fn original_cost(egraph: &LaEGraph, program: &LaProgram, terms: &[&Term]) -> f64 {
