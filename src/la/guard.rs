@@ -325,9 +325,13 @@ impl Searcher<Math, LaAnalysis> for GuardedSearcher {
                 break;
             }
             // One class's matches stop where the memory left is full.
-            let room = self.guard.matches_left();
+            let mut room = self.guard.matches_left();
+            if room == 0 && !self.guard.check() {
+                // The estimate is spent: the memory as read now.
+                room = self.guard.matches_left();
+            }
             if room == 0 {
-                self.guard.check();
+                self.guard.stop(MEMORY);
                 break;
             }
             if let Some(m) = self
@@ -342,9 +346,12 @@ impl Searcher<Math, LaAnalysis> for GuardedSearcher {
                     (found as u64).saturating_mul(BYTES_PER_MATCH),
                     Ordering::Relaxed,
                 );
-                if found == room {
-                    // The memory left is spent: read it now.
-                    self.guard.check();
+                if found == room && !self.guard.check() {
+                    // The class may have more matches than the memory left holds: a search
+                    // that left some out is not complete, so the run stops here rather than
+                    // take the cut for saturation.
+                    self.guard.stop(MEMORY);
+                    break;
                 }
                 if self.guard.tick(found) {
                     break;
