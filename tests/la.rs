@@ -504,4 +504,155 @@ fn invalid_utf8_in_a_la_file_is_reported_at_its_place() {
     assert!(err.contains("is not valid UTF-8 text"), "{err}");
     assert!(err.contains("latin1.la:2:21"), "{err}");
     assert!(err.contains("invalid byte 0xE9"), "{err}");
+
+/// Four 10 x 10 matrices and a vector: the inputs of the expressions whose saturation explodes.
+const EXPLODING_INPUTS: &str = "input A : 10 x 10\ninput B : 10 x 10\ninput C : 10 x 10\n\
+                                input D : 10 x 10\ninput u : 10 x 1\n";
+
+/// An assertion whose saturation grows without end (the associativity rules alone find 1.7
+/// million matches in one iteration): it used to take 730 MB and, larger, abort.
+fn exploding_assertion(name: &str) -> std::path::PathBuf {
+    temp_file(
+        name,
+        format!(
+            "{EXPLODING_INPUTS}assert sum((((C * A) + (B - A)) + ((C + C) + (A %*% u)))^3) == sum(A)\n"
+        )
+        .as_bytes(),
+    )
+}
+
+/// Runs `risec la ARGS`; a run that has not stopped after a minute fails the test (the tests
+/// check why a saturation stopped, never how long it took).
+fn la_within(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["la"];
+    all.extend_from_slice(args);
+    common::risec_within(&all, std::time::Duration::from_secs(60))
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn an_exploding_assertion_stops_at_the_memory_limit() {
+    let path = exploding_assertion("explode-memory.la");
+    let out = la_within(&[
+        "--time",
+        "30s",
+        "--nodes",
+        "100000000",
+        "--memory",
+        "100MiB",
+        path.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
+    assert!(text.contains("not proven: "), "{text}");
+    assert!(
+        text.contains("(saturation stopped: memory limit (100.0 MiB; "),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_exploding_assertion_stops_at_the_time_limit() {
+    let path = exploding_assertion("explode-time.la");
+    let out = la_within(&[
+        "--time",
+        "1s",
+        "--nodes",
+        "100000000",
+        path.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
+    assert!(text.contains("(saturation stopped: time limit, "), "{text}");
+}
+
+#[test]
+fn an_exploding_assertion_stops_at_the_node_limit_within_the_iteration() {
+    // egg checked the e-node limit between rules: one rule's matches could add hundreds of
+    // thousands of e-nodes past it.
+    let path = exploding_assertion("explode-nodes.la");
+    let out = la_within(&["--time", "30s", "--nodes", "20000", path.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
+    let tail = text
+        .split("(saturation stopped: e-node limit (20000), after ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let enodes: usize = tail
+        .split(" and ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(enodes <= 20_000, "{text}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn an_exploding_assertion_under_an_address_space_limit_stops_with_an_error() {
+    // Under `ulimit -v` the default memory limit is 3/4 of the address space: the saturation
+    // stops there instead of aborting the process.
+    let path = exploding_assertion("explode-ulimit.la");
+    let out = common::risec_command_within(
+        std::process::Command::new("sh").arg("-c").arg(format!(
+            "ulimit -v 1000000 && exec {} la --time 60s --nodes 100000000 {}",
+            env!("CARGO_BIN_EXE_risec"),
+            path.display()
+        )),
+        std::time::Duration::from_secs(120),
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
+    assert!(text.contains("(saturation stopped: memory limit"), "{text}");
+}
+
+#[test]
+fn an_exploding_output_gives_a_checked_plan_within_its_limits() {
+    // The outputs' saturation takes at most 3/4 of the time and memory; an extraction that a
+    // limit stops gives the cheapest plan found by then, or the outputs as written.
+    let path = temp_file(
+        "explode-output.la",
+        format!(
+            "{EXPLODING_INPUTS}output o = sum(A * B * C * D * A * B * C * D * A * B * C * D)\n"
+        )
+        .as_bytes(),
+    );
+    let cases: [&[&str]; 2] = [&["--time", "1s"], &["--time", "30s", "--memory", "150MiB"]];
+    for limits in cases {
+        let mut args = vec!["--nodes", "100000000", "--stats"];
+        args.extend_from_slice(limits);
+        args.push(path.to_str().unwrap());
+        let out = la_within(&args);
+        let (text, err) = (stdout(&out), stderr(&out));
+        assert_eq!(out.status.code(), Some(0), "{limits:?}: {err}");
+        assert!(text.contains("output o = "), "{limits:?}: {text}");
+        assert!(
+            err.contains("checked: the plan agrees"),
+            "{limits:?}: {err}"
+        );
+        let limit = if limits.len() == 2 {
+            "stopped: time limit"
+        } else {
+            "stopped: memory limit (112.5 MiB"
+        };
+        assert!(err.contains(limit), "{limits:?}: {err}");
+    }
+}
+
+#[test]
+fn the_numerical_check_keeps_within_the_memory_limit() {
+    let file = SourceFile::new(
+        "check.la",
+        "input X : 300 x 300\ninput Y : 300 x 300\noutput o = sum(X %*% Y)\n",
+    );
+    let program = la::parse(&file).unwrap();
+    let plan = la::optimize(&program, &LaOptions::default()).unwrap();
+    assert!(matches!(
+        la::check_plan_within(&program, &plan, 0, 1),
+        Check::OverMemory(bytes) if bytes > 300 * 300 * 8
+    ));
+    assert!(matches!(
+        la::check_plan_within(&program, &plan, 0, u64::MAX),
+        Check::Agrees(_)
+    ));
 }

@@ -4,16 +4,15 @@
 
 mod common;
 
-use common::{risec, stderr, stdout};
+use common::{risec, risec_within, stderr, stdout};
 use std::path::PathBuf;
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Runs risec and also returns how long it took.
-fn timed(args: &[&str]) -> (Output, Duration) {
-    let began = Instant::now();
-    let out = risec(args);
-    (out, began.elapsed())
+/// Runs risec; a run that has not stopped after a minute fails the test. How long a run took
+/// is never asserted: a busy machine slows it, not its limits.
+fn watched(args: &[&str]) -> Output {
+    risec_within(args, Duration::from_secs(60))
 }
 
 /// Borrows owned arguments for [`risec`].
@@ -186,7 +185,7 @@ fn binomial_with_kernels_as_parameters_is_found() {
 fn an_unreachable_goal_saturates() {
     let dir = temp_dir("saturates");
     let target = swapped(&dir);
-    let (out, took) = timed(&args(&prove_from_map_start(&target, "map-fusion", &[])));
+    let out = watched(&args(&prove_from_map_start(&target, "map-fusion", &[])));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -194,7 +193,6 @@ fn an_unreachable_goal_saturates() {
         "{text}"
     );
     assert_summary(&text);
-    assert!(took < Duration::from_secs(5), "took {took:?}");
 }
 
 #[test]
@@ -221,12 +219,11 @@ fn an_unreachable_goal_stops_at_each_limit() {
     for (extra, expected) in cases {
         let mut args = vec!["prove", from.as_str(), target.as_str()];
         args.extend_from_slice(extra);
-        let (out, took) = timed(&args);
+        let out = watched(&args);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
         let text = stdout(&out);
         assert!(text.starts_with(expected), "{extra:?}:\n{text}");
         assert_summary(&text);
-        assert!(took < Duration::from_secs(10), "{extra:?} took {took:?}");
     }
 }
 

@@ -13,10 +13,15 @@ pub struct LaArgs {
     /// What to print for the outputs: `la`, the optimised plan as `.la` text.
     #[arg(long, value_name = "WHAT", default_value = "la", value_parser = ["la"])]
     pub emit: String,
-    /// Time limit of each saturation (the outputs together, each assertion alone), e.g.
-    /// `1s`, `500ms`.
+    /// Time limit of the outputs' optimisation (saturation, at most 3/4 of it, and extraction)
+    /// and of each assertion's proof, e.g. `1s`, `500ms`.
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = crate::support::units::parse_duration)]
     pub time: Duration,
+    /// Limit on the process's resident memory, e.g. `2GiB`, `300MiB` (the outputs' saturation
+    /// stops at 3/4 of it, leaving the rest to extraction) [default: 4 GiB, or less where the
+    /// process may not allocate that much (`ulimit -v`, cgroup)].
+    #[arg(long, value_name = "SIZE", value_parser = crate::support::units::parse_size)]
+    pub memory: Option<u64>,
     /// Limit on e-nodes of each saturation.
     #[arg(long, value_name = "N", default_value_t = LaOptions::default().nodes)]
     pub nodes: usize,
@@ -88,6 +93,9 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
     let program = la::load(std::path::Path::new(&args.file)).map_err(|e| e.to_string())?;
     let options = LaOptions {
         time: args.time,
+        memory: args
+            .memory
+            .unwrap_or_else(crate::support::memory::default_limit),
         nodes: args.nodes,
         iterations: args.iterations,
         scheduler: args.scheduler,
@@ -132,7 +140,10 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
                 plan.extractor,
             );
         }
-        match la::check_plan(&program, &plan, args.seed) {
+        if let Some(cut) = &plan.cut {
+            let _ = writeln!(stderr, "note: {cut}");
+        }
+        match la::check_plan_within(&program, &plan, args.seed, options.memory) {
             Check::Agrees(e) => {
                 let _ = writeln!(
                     stderr,
@@ -144,6 +155,13 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
                     stderr,
                     "not checked: evaluating the outputs as written would take about {} operations",
                     cost(work)
+                );
+            }
+            Check::OverMemory(bytes) => {
+                let _ = writeln!(
+                    stderr,
+                    "not checked: evaluating the outputs as written would take about {} of memory, past what the memory limit leaves",
+                    crate::support::units::format_bytes(bytes)
                 );
             }
             Check::Differs(name, e) => {

@@ -215,6 +215,7 @@ impl Problem {
         let guide = Guide {
             root,
             progress: &present,
+            goal_bytes_per_id: 0,
         };
         let mut search = runner::run_with(
             &mut egraph,
@@ -248,6 +249,7 @@ impl Problem {
             start: self.start.clone(),
         };
         outcome.search.summary.message = outcome.headline();
+        crate::support::memory::discard(egraph);
         outcome
     }
 }

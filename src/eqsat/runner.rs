@@ -164,6 +164,10 @@ pub struct Guide<'a> {
     pub root: egg::Id,
     /// Progress toward the goal, in `[0, 1]`.
     pub progress: &'a dyn Fn(&RiseEGraph) -> f64,
+    /// What the goal check allocates per e-class id the e-graph has handed out (a sketch
+    /// check: a table entry per sketch node), in bytes: the memory limit leaves room for it
+    /// (0 for a check that allocates little).
+    pub goal_bytes_per_id: u64,
 }
 
 /// [`run`] with a scheduler ([`Strategy`]) and, for the schedulers that look ahead, a measure
@@ -189,6 +193,7 @@ pub fn run_with(
         memo_at_rebuild: 0,
         last_goal: Duration::ZERO,
         last_goal_nodes: 0,
+        goal_bytes_per_id: guide.map_or(0, |g| g.goal_bytes_per_id),
     };
     budget.rebuild(egraph);
     let reductions: Vec<&Rule> = rules.iter().filter(|r| r.is_reduction()).collect();
@@ -206,6 +211,9 @@ pub fn run_with(
         memory_bytes: crate::support::memory::resident_memory(),
     });
     let stop = loop {
+        if budget.goal_over_memory(egraph) {
+            break StopReason::MemoryLimit;
+        }
         if budget.check_goal(egraph, goal) {
             break StopReason::Goal;
         }
@@ -261,7 +269,9 @@ pub fn run_with(
         progress(&done);
         iterations.push(done);
         if let Some(reason) = outcome.stopped {
-            break if budget.check_goal(egraph, goal) {
+            // No goal check that would pass the memory limit (its tables abort the process
+            // where the address space is limited).
+            break if !budget.goal_over_memory(egraph) && budget.check_goal(egraph, goal) {
                 StopReason::Goal
             } else {
                 reason
@@ -273,7 +283,9 @@ pub fn run_with(
             continue;
         }
         if !changed {
-            break if budget.check_goal(egraph, goal) {
+            break if budget.goal_over_memory(egraph) {
+                StopReason::MemoryLimit
+            } else if budget.check_goal(egraph, goal) {
                 StopReason::Goal
             } else {
                 StopReason::Saturated
@@ -338,6 +350,8 @@ pub(crate) struct Budget<'a> {
     last_goal: Duration,
     /// E-nodes of the e-graph it checked.
     last_goal_nodes: usize,
+    /// What the goal check allocates per e-class id ([`Guide::goal_bytes_per_id`]).
+    goal_bytes_per_id: u64,
 }
 
 impl Budget<'_> {
@@ -408,7 +422,23 @@ impl Budget<'_> {
     /// they next grow ([`crate::eqsat::egraph::imminent_growth`]), reaches the memory limit.
     fn over_memory(&self, egraph: &RiseEGraph) -> bool {
         let growth = crate::eqsat::egraph::imminent_growth(egraph) as u64;
-        crate::support::memory::would_exceed(self.limits.memory, growth).is_some()
+        let extra = growth.saturating_add(self.goal_bytes(egraph));
+        crate::support::memory::would_exceed(self.limits.memory, extra).is_some()
+    }
+
+    /// What the goal check would allocate on `egraph`: its tables have an entry per e-class id
+    /// ever handed out (a step with a 2 GiB limit under a 3 GB address space aborted in the
+    /// sketch check of an e-graph of 2.7 million e-nodes).
+    fn goal_bytes(&self, egraph: &RiseEGraph) -> u64 {
+        self.goal_bytes_per_id
+            .saturating_mul(egraph.nodes().len() as u64)
+    }
+
+    /// Whether the goal check would take the process past the memory limit.
+    pub(crate) fn goal_over_memory(&self, egraph: &RiseEGraph) -> bool {
+        self.goal_bytes_per_id > 0
+            && crate::support::memory::would_exceed(self.limits.memory, self.goal_bytes(egraph))
+                .is_some()
     }
 
     /// The first limit that is reached, if any.
@@ -529,5 +559,55 @@ impl Budget<'_> {
         drop(all_matches);
         self.rebuild(egraph);
         PassOutcome { changed, stopped }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::SourceFile;
+
+    /// Runs map fission on a one-map program with a goal check that allocates `goal_bytes`
+    /// per e-class id; returns why the search stopped and how often the goal was checked.
+    fn search_with_goal_bytes(goal_bytes: u64) -> (StopReason, usize) {
+        let src = "def f {n : nat} (xs : n.f32) : n.f32 = xs |> map (fun x => x * 2.0)";
+        let p = crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None)
+            .unwrap();
+        let mut eg = RiseEGraph::default();
+        let term = crate::core::normalize::program_normal(&p.term).unwrap();
+        let root = crate::eqsat::egraph::add_expr(&mut eg, &term);
+        let rules = crate::eqsat::rules::lookup_all("map-fission").unwrap();
+        let progress = |_: &RiseEGraph| 0.0;
+        let guide = Guide {
+            root,
+            progress: &progress,
+            goal_bytes_per_id: goal_bytes,
+        };
+        let mut checks = 0;
+        let stats = run_with(
+            &mut eg,
+            &rules,
+            &Limits::default(),
+            &Strategy::default(),
+            Some(&guide),
+            &mut Assumptions::default(),
+            &mut |_| {
+                checks += 1;
+                false
+            },
+            &mut |_| {},
+        );
+        (stats.summary.stop, checks)
+    }
+
+    #[test]
+    fn no_goal_check_passes_the_memory_limit() {
+        // A sketch check's tables for every e-class id: far past any memory limit here.
+        let (stop, checks) = search_with_goal_bytes(u64::MAX / 4);
+        assert_eq!((stop, checks), (StopReason::MemoryLimit, 0));
+        // A check that allocates little is made, and the search ends on its own.
+        let (stop, checks) = search_with_goal_bytes(0);
+        assert_ne!(stop, StopReason::MemoryLimit);
+        assert!(checks > 0);
     }
 }

@@ -9,6 +9,7 @@
 //! once. It is not optimal in general (an ILP is), but it is fast and exact on trees.
 
 use super::check::Func;
+use super::guard::{Guard, Limit};
 use super::lang::{Kind, LaEGraph, Math};
 use egg::{Id, Language, RecExpr};
 use rustc_hash::FxHashMap;
@@ -72,8 +73,13 @@ pub struct Extracted {
 }
 
 /// Extracts the cheapest plan computing all `roots` together; `None` when a root has no
-/// plan made of matrix operations.
-pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
+/// plan made of matrix operations. Under `guard`: when a limit stops the work list, the plan
+/// is the cheapest found by then (`None` when some root has none yet), with that limit.
+pub fn greedy_dag(
+    egraph: &LaEGraph,
+    roots: &[Id],
+    guard: &Guard,
+) -> (Option<Extracted>, Option<Limit>) {
     let mut best: FxHashMap<Id, Choice> = FxHashMap::default();
     // A work list: every class once, then the parents of each class whose choice improved.
     let mut queue: std::collections::VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
@@ -81,6 +87,10 @@ pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
     while let Some(id) = queue.pop_front() {
         queued.remove(&id);
         let class = &egraph[id];
+        // A class's work is about its nodes times the parts they merge.
+        if guard.tick(class.nodes.len()) {
+            break;
+        }
         let mut improved = false;
         for node in &class.nodes {
             let Some(own) = node_cost(egraph, class.id, node) else {
@@ -120,6 +130,7 @@ pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
                     continue;
                 }
                 parts.insert(class.id, own);
+                guard.tick(parts.len() / 16);
                 let total: f64 = parts.values().sum();
                 (Some(Rc::new(parts)), total)
             } else {
@@ -150,7 +161,7 @@ pub fn greedy_dag(egraph: &LaEGraph, roots: &[Id]) -> Option<Extracted> {
         }
     }
     let choices: FxHashMap<Id, Math> = best.into_iter().map(|(c, b)| (c, b.node)).collect();
-    build(egraph, &choices, roots)
+    (build(egraph, &choices, roots), guard.stopped())
 }
 
 /// The plan that the chosen node of each class (`choices`) makes for `roots`, with its cost

@@ -27,6 +27,7 @@ mod check;
 pub mod codegen;
 mod eval;
 mod extract;
+mod guard;
 #[cfg(feature = "ilp")]
 mod ilp;
 mod lang;
@@ -39,8 +40,8 @@ mod rules;
 
 pub use check::{Assertion, Func, Input, LaProgram, Shape};
 pub use optimize::{
-    check_plan, optimize, prove, Check, Extractor, LaOptions, LaPlan, OptimizeError, Proof,
-    SaturationStats,
+    check_plan, check_plan_within, optimize, prove, Check, Extractor, LaOptions, LaPlan,
+    OptimizeError, Proof, SaturationStats,
 };
 pub use print::number;
 

@@ -4,6 +4,7 @@
 use super::check::{Assertion, Input, LaProgram, Op, Term};
 use super::eval;
 use super::extract::{dag_cost, greedy_dag, Extracted};
+use super::guard::{self, Guard, GuardedScheduler, LaScheduler, Limit, RebuildCost};
 use super::lang::{LaAnalysis, LaEGraph, Math};
 use super::lower::Lowering;
 use super::print;
@@ -18,8 +19,12 @@ use std::time::{Duration, Instant};
 /// Limits and strategy of one saturation.
 #[derive(Clone, Debug)]
 pub struct LaOptions {
-    /// Wall-clock limit of the saturation.
+    /// Wall-clock limit of one job: the outputs' saturation, extraction and plan together
+    /// (the saturation takes at most 3/4 of it), or one assertion's saturation.
     pub time: Duration,
+    /// Limit on the process's resident memory, in bytes (the outputs' saturation stops at 3/4
+    /// of it, leaving the rest to extraction).
+    pub memory: u64,
     /// E-node limit.
     pub nodes: usize,
     /// Iteration limit.
@@ -47,6 +52,7 @@ impl Default for LaOptions {
     fn default() -> LaOptions {
         LaOptions {
             time: Duration::from_secs(1),
+            memory: crate::support::memory::default_limit(),
             nodes: 200_000,
             iterations: 100,
             scheduler: Scheduler::Simple,
@@ -91,6 +97,9 @@ pub struct LaPlan {
     /// How the plan was extracted, in words (`greedy`; `ilp: optimal, 812 variables, greedy
     /// cost 1.2e6`, …).
     pub extractor: String,
+    /// Why the plan may not be the cheapest the e-graph holds: a limit stopped the extraction
+    /// (then the plan is the cheapest found by then, or the outputs as written), in words.
+    pub cut: Option<String>,
 }
 
 /// Why no plan came out.
@@ -150,6 +159,19 @@ fn all_rules() -> Vec<Rewrite<Math, LaAnalysis>> {
     r
 }
 
+/// A limit that stopped a saturation or an extraction, in words.
+fn limit_text(limit: Limit, options: &LaOptions, memory: u64) -> String {
+    match limit {
+        Limit::Time => "time limit".into(),
+        Limit::Memory { used } => format!(
+            "memory limit ({}; {} resident)",
+            crate::support::units::format_bytes(memory),
+            crate::support::units::format_bytes(used)
+        ),
+        Limit::Nodes => format!("e-node limit ({})", options.nodes),
+    }
+}
+
 fn stop_text(reason: &Option<StopReason>) -> String {
     match reason {
         Some(StopReason::Saturated) => "saturated".into(),
@@ -164,17 +186,22 @@ fn stop_text(reason: &Option<StopReason>) -> String {
 /// A test that ends a saturation early: true when its goal is reached.
 type GoalTest = Box<dyn Fn(&LaEGraph) -> bool>;
 
-/// Runs the rules on `egraph` within `options`; `stop` may end the run early (it returns true
-/// when the goal is reached).
+/// Runs the rules on `egraph` within `options`' node and iteration limits, `time` and `memory`
+/// bytes of resident memory ([`guard`]: the limits hold inside an iteration); `stop` may end
+/// the run early (it returns true when the goal is reached).
 fn saturate(
     egraph: LaEGraph,
     options: &LaOptions,
+    time: Duration,
+    memory: u64,
     stop: Option<GoalTest>,
 ) -> Result<(LaEGraph, SaturationStats), OptimizeError> {
     let start = Instant::now();
+    let guard = Guard::new(time, memory, options.nodes);
+    let rules = guard::guard_rules(all_rules(), &guard);
     let mut runner = Runner::<Math, LaAnalysis, ()>::new(LaAnalysis::default())
         .with_egraph(egraph)
-        .with_time_limit(options.time)
+        .with_time_limit(time)
         .with_node_limit(options.nodes)
         .with_iter_limit(options.iterations);
     if let Some(stop) = stop {
@@ -186,29 +213,51 @@ fn saturate(
             }
         });
     }
-    runner = match &options.scheduler {
-        Scheduler::Simple => runner.with_scheduler(egg::SimpleScheduler),
+    let watch = guard.clone();
+    runner = runner.with_hook(move |r| {
+        // The rebuild that ends an iteration cannot be interrupted: what it cost so far.
+        let cost = RebuildCost::estimate(r.iterations.iter().map(|i| {
+            let merges: usize = i.applied.values().sum();
+            (i.egraph_nodes, merges, i.rebuild_time)
+        }));
+        watch.begin_iteration(r.egraph.total_size(), cost);
+        if watch.check() {
+            Err(guard::GUARD_STOP.to_string())
+        } else {
+            Ok(())
+        }
+    });
+    let guarded = |inner: Box<LaScheduler>| GuardedScheduler {
+        inner,
+        guard: guard.clone(),
+    };
+    let runner = match &options.scheduler {
+        Scheduler::Simple => runner.with_scheduler(guarded(Box::new(egg::SimpleScheduler))),
         Scheduler::Backoff {
             match_limit,
             ban_length,
-        } => runner.with_scheduler(
+        } => runner.with_scheduler(guarded(Box::new(
             egg::BackoffScheduler::default()
                 .with_initial_match_limit(*match_limit)
                 .with_ban_length(*ban_length),
-        ),
-        Scheduler::Sample(k) => runner.with_scheduler(Sampling {
+        ))),
+        Scheduler::Sample(k) => runner.with_scheduler(guarded(Box::new(Sampling {
             k: *k,
             rng: XorShiftRng::seed_from_u64(options.seed),
             held_back: false,
-        }),
+        }))),
         other => return Err(OptimizeError::Scheduler(other.to_string())),
     };
-    let runner = runner.run(&all_rules());
+    let runner = runner.run(&rules);
+    let stop = match guard.stopped() {
+        Some(limit) => limit_text(limit, options, memory),
+        None => stop_text(&runner.stop_reason),
+    };
     let stats = SaturationStats {
         iterations: runner.iterations.len(),
         enodes: runner.egraph.total_number_of_nodes(),
         eclasses: runner.egraph.number_of_classes(),
-        stop: stop_text(&runner.stop_reason),
+        stop,
         time: start.elapsed(),
     };
     Ok((runner.egraph, stats))
@@ -245,8 +294,12 @@ fn written_nodes(egraph: &LaEGraph, names: &[Input], terms: &[&Term]) -> Vec<(Id
     out
 }
 
-/// Optimises every output of `program` together (shared subexpressions are shared).
+/// Optimises every output of `program` together (shared subexpressions are shared), within
+/// `options.time`: the saturation takes at most 3/4 of it (and 3/4 of `options.memory`), the
+/// extraction the rest. An extraction that a limit stops gives the cheapest plan found by
+/// then, or the outputs as written when some output has none yet ([`LaPlan::cut`] says so).
 pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, OptimizeError> {
+    let began = Instant::now();
     let mut egraph = LaEGraph::new(LaAnalysis::default());
     let mut roots = Vec::new();
     {
@@ -255,16 +308,90 @@ pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, Opti
             roots.push((name.clone(), lowering.add(term)));
         }
     }
-    let (egraph, stats) = saturate(egraph, options, None)?;
+    let share = |t: Duration| t.saturating_sub(t / 4);
+    let (egraph, stats) = saturate(
+        egraph,
+        options,
+        share(options.time.saturating_sub(began.elapsed())),
+        options.memory - options.memory / 4,
+        None,
+    )?;
     let start = Instant::now();
+    let guard = Guard::new(
+        options.time.saturating_sub(began.elapsed()),
+        options.memory,
+        usize::MAX,
+    );
     let root_ids: Vec<Id> = roots.iter().map(|(_, r)| egraph.find(*r)).collect();
-    let greedy = greedy_dag(&egraph, &root_ids).ok_or(OptimizeError::NoPlan)?;
-    let (chosen, extractor) = match options.extractor {
+    let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
+    let original_cost = original_cost(&egraph, program, &terms);
+    let (greedy, limit) = greedy_dag(&egraph, &root_ids, &guard);
+    let cut = limit.map(|l| limit_text(l, options, options.memory));
+    let (expr, placed, cost, extractor) = match (greedy, &cut) {
+        (Some(greedy), None) => {
+            let (chosen, extractor) = finish_extraction(&egraph, &root_ids, greedy, options)?;
+            (chosen.expr, chosen.roots, chosen.cost, extractor)
+        }
+        (Some(greedy), Some(_)) => (
+            greedy.expr,
+            greedy.roots,
+            greedy.cost,
+            "greedy, stopped: the cheapest plan found by then".to_string(),
+        ),
+        (None, Some(_)) => {
+            let (expr, written) = super::codegen::written(program);
+            let placed = written.into_iter().map(|(_, r)| r).collect();
+            (
+                expr,
+                placed,
+                original_cost,
+                "none, stopped before every output had a plan: the outputs as written".to_string(),
+            )
+        }
+        (None, None) => return Err(OptimizeError::NoPlan),
+    };
+    let extraction = start.elapsed();
+    let cut = cut.map(|limit| {
+        let plan = if extractor.starts_with("none") {
+            "the outputs as written"
+        } else {
+            "the cheapest found by then"
+        };
+        format!("the extraction stopped at the {limit}: the plan is {plan}")
+    });
+    let named: Vec<(String, Id)> = roots
+        .iter()
+        .zip(placed)
+        .map(|((n, _), r)| (n.clone(), r))
+        .collect();
+    discard(egraph);
+    Ok(LaPlan {
+        text: print::plan(&expr, &named),
+        expr,
+        roots: named,
+        original_cost,
+        plan_cost: cost,
+        stats,
+        extraction,
+        extractor,
+        cut,
+    })
+}
+
+/// The greedy plan, or the ILP's seeded with it, and how it was extracted, in words.
+#[cfg_attr(not(feature = "ilp"), allow(unused_variables))]
+fn finish_extraction(
+    egraph: &LaEGraph,
+    root_ids: &[Id],
+    greedy: Extracted,
+    options: &LaOptions,
+) -> Result<(Extracted, String), OptimizeError> {
+    Ok(match options.extractor {
         Extractor::Greedy => (greedy, "greedy".to_string()),
         #[cfg(feature = "ilp")]
         Extractor::Ilp(time) => {
             let greedy_cost = greedy.cost;
-            let outcome = super::ilp::extract(&egraph, &root_ids, &greedy, time);
+            let outcome = super::ilp::extract(egraph, root_ids, &greedy, time);
             let note = format!(
                 "ilp: {}, {} variables, greedy cost {greedy_cost:.4e}, ILP cost {:.4e}",
                 if outcome.optimal {
@@ -279,31 +406,14 @@ pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, Opti
         }
         #[cfg(not(feature = "ilp"))]
         Extractor::Ilp(_) => return Err(OptimizeError::NoIlp),
-    };
-    let Extracted {
-        expr,
-        roots: placed,
-        cost,
-        ..
-    } = chosen;
-    let extraction = start.elapsed();
-    let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
-    let original_cost = original_cost(&egraph, program, &terms);
-    let named: Vec<(String, Id)> = roots
-        .iter()
-        .zip(placed)
-        .map(|((n, _), r)| (n.clone(), r))
-        .collect();
-    Ok(LaPlan {
-        text: print::plan(&expr, &named),
-        expr,
-        roots: named,
-        original_cost,
-        plan_cost: cost,
-        stats,
-        extraction,
-        extractor,
     })
+}
+
+/// Frees a large e-graph on another thread ([`crate::support::memory::discard`]).
+fn discard(egraph: LaEGraph) {
+    if egraph.total_size() >= 100_000 {
+        crate::support::memory::discard(egraph);
+    }
 }
 
 fn original_cost(egraph: &LaEGraph, program: &LaProgram, terms: &[&Term]) -> f64 {
@@ -345,11 +455,10 @@ pub fn prove(
         });
     }
     let stop = Box::new(move |eg: &LaEGraph| eg.find(a) == eg.find(b));
-    let (egraph, stats) = saturate(egraph, options, Some(stop))?;
-    Ok(Proof {
-        proven: egraph.find(a) == egraph.find(b),
-        stats,
-    })
+    let (egraph, stats) = saturate(egraph, options, options.time, options.memory, Some(stop))?;
+    let proven = egraph.find(a) == egraph.find(b);
+    discard(egraph);
+    Ok(Proof { proven, stats })
 }
 
 /// The outcome of checking a plan against the input as written.
@@ -361,6 +470,9 @@ pub enum Check {
     Differs(String, f64),
     /// Not evaluated: the sizes are too large for the dense evaluator.
     TooLarge(f64),
+    /// Not evaluated: the dense evaluator's matrices (about this many bytes) do not fit in
+    /// what the memory limit leaves.
+    OverMemory(u64),
 }
 
 /// The most entries (inputs, intermediates and work) the dense check takes on.
@@ -368,6 +480,25 @@ const CHECK_BUDGET: f64 = 1.0e8;
 
 /// Evaluates the outputs as written and the plan on the same random inputs (dense and sparse).
 pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
+    check_plan_within(program, plan, seed, crate::support::memory::default_limit())
+}
+
+/// [`check_plan`] within `memory` bytes of resident memory: not evaluated
+/// ([`Check::OverMemory`]) when its matrices would not fit.
+pub fn check_plan_within(program: &LaProgram, plan: &LaPlan, seed: u64, memory: u64) -> Check {
+    let mut sizes = FxHashMap::default();
+    let entries = program
+        .outputs
+        .iter()
+        .map(|(_, t)| dense_entries(t, &mut sizes))
+        .sum::<f64>()
+        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
+    // 8 bytes an entry, twice: the evaluator's memo holds each intermediate and hands out
+    // copies, and the plan's intermediates are about as large.
+    let bytes = (entries * 16.0).min(u64::MAX as f64) as u64;
+    if crate::support::memory::would_exceed(memory, bytes).is_some() {
+        return Check::OverMemory(bytes);
+    }
     let mut seen = FxHashMap::default();
     let work = program
         .outputs
@@ -401,6 +532,18 @@ pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
 }
 
 /// A bound on the dense evaluator's work for a term as written; each shared term once.
+/// The entries of a term's distinct subterms as written (what the dense evaluator holds).
+fn dense_entries(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> f64 {
+    if seen.insert(std::rc::Rc::as_ptr(t), ()).is_some() {
+        return 0.0;
+    }
+    t.shape.size()
+        + t.args
+            .iter()
+            .map(|a| crate::support::stack::guarded(|| dense_entries(a, seen)))
+            .sum::<f64>()
+}
+
 fn dense_work(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> f64 {
     if seen.insert(std::rc::Rc::as_ptr(t), ()).is_some() {
         return 0.0;

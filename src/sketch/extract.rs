@@ -94,6 +94,17 @@ impl<'a> SketchTable<'a> {
         table
     }
 
+    /// What [`SketchTable::new`] allocates per e-class id of the e-graph, in bytes: a table
+    /// entry per sketch node, and the work list of its fixpoints.
+    pub fn bytes_per_id(sketch: &Sketch) -> u64 {
+        let mut nodes = vec![Flat::Any];
+        flatten(sketch, &mut nodes);
+        let entry = std::mem::size_of::<Option<Entry>>() as u64;
+        (nodes.len() as u64 + 1).saturating_mul(entry)
+            + std::mem::size_of::<Id>() as u64
+            + 1
+    }
+
     /// The cost of the cheapest term of `class` satisfying the sketch, or `None`.
     pub fn cost_at(&self, class: Id) -> Option<u64> {
         let class = self.egraph.find(class);

@@ -243,6 +243,7 @@ pub fn run(
         let guide = Guide {
             root,
             progress: &closeness,
+            goal_bytes_per_id: SketchTable::bytes_per_id(&step.sketch),
         };
         let mut record = runner::run_with(
             &mut eg,
@@ -279,7 +280,8 @@ pub fn run(
                     let rewrites = explain::explain(&mut eg, &normal, &e).unwrap_or_default();
                     explanations.push((step.name.clone(), rewrites));
                 }
-                term = restore_params(&e, program.size_params.len(), program.value_params.len())
+                term = restore_params(&e, program.size_params.len(), program.value_params.len());
+                crate::support::memory::discard(eg);
             }
             None => {
                 let diagnosis = diagnose::diagnose(diagnose::Failure {

@@ -226,7 +226,7 @@ fn why_never_fired(
         allow_new: true,
         assumed: Vec::new(),
     };
-    let mut tally = [0usize; 5];
+    let mut tally = [0usize; 6];
     for m in &matches {
         let k = match rule.apply(&mut scratch, m, &mut assumptions) {
             Ok(_) => 0,
@@ -234,6 +234,7 @@ fn why_never_fired(
             Err(Skip::IllTyped) => 2,
             Err(Skip::Condition) => 3,
             Err(Skip::FreeVariable) => 4,
+            Err(Skip::SizeTooLarge) => 5,
         };
         tally[k] += 1;
     }
@@ -243,7 +244,8 @@ fn why_never_fired(
         1 => "it matches, but each match needs a size that is not a whole number (a split that does not divide the length)",
         2 => "it matches, but the result would not be well typed",
         3 => "it matches, but its side condition refuses every match",
-        _ => "it matches, but would move a variable out of its binder",
+        4 => "it matches, but would move a variable out of its binder",
+        _ => "it matches, but each match needs a size divided by more than 2^64 (too large to be a whole number but 0)",
     }
 }
 

@@ -88,6 +88,15 @@ pub fn would_exceed(limit: u64, extra: u64) -> Option<u64> {
     (used.saturating_add(extra) >= space - space / 16).then_some(resident)
 }
 
+/// Frees `value` on another thread: freeing an e-graph of two million e-nodes takes most of
+/// a second, which an answer need not wait for (nor, at the end of a command, the process's
+/// exit, which frees its memory at once). Where no thread can be started, it is freed here.
+pub fn discard<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("discard".into())
+        .spawn(move || drop(value));
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

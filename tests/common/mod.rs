@@ -13,6 +13,58 @@ pub fn risec(args: &[&str]) -> Output {
         .expect("risec runs")
 }
 
+/// Runs `risec ARGS` in the crate root, as [`risec`] does, but fails the test (and kills the
+/// process) when it has not stopped after `watchdog`: a generous bound that only turns a hang
+/// into a failure, never a timing assertion.
+pub fn risec_within(args: &[&str], watchdog: std::time::Duration) -> Output {
+    risec_command_within(
+        Command::new(env!("CARGO_BIN_EXE_risec")).args(args),
+        watchdog,
+    )
+}
+
+/// Runs `command` (with piped output) and fails the test, killing it, when it has not stopped
+/// after `watchdog`.
+pub fn risec_command_within(command: &mut Command, watchdog: std::time::Duration) -> Output {
+    use std::process::Stdio;
+    let mut child = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("risec runs");
+    // Read the pipes on their own threads, so that a full pipe never blocks the child.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let read_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let read_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).ok();
+        v
+    });
+    let began = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if began.elapsed() > watchdog {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{command:?} did not stop within {watchdog:?} (killed)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: read_out.join().unwrap(),
+        stderr: read_err.join().unwrap(),
+    }
+}
+
 /// What a run printed on standard output.
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

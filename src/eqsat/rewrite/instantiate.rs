@@ -35,6 +35,9 @@ pub enum Skip {
     IllTyped,
     /// A size would not be a natural number (or may not be, and assumptions are not allowed).
     Divisibility,
+    /// A size's divisor is past 2^64 (`(n + 1)/64^11` after eleven splits by 64): no size
+    /// but 0 is a multiple of it, and it is not computed with truncated numbers.
+    SizeTooLarge,
     /// A rule-specific condition rejected the match.
     Condition,
 }
@@ -51,10 +54,15 @@ pub struct Assumptions {
 }
 
 impl Assumptions {
-    /// Decides whether `n` may be used as a natural number, assuming it if allowed.
-    pub fn admit(&mut self, n: &Nat) -> bool {
+    /// Decides whether `n` may be used as a natural number, assuming it if allowed; why not
+    /// ([`Skip::Divisibility`], [`Skip::SizeTooLarge`]) when it may not.
+    pub fn admit(&mut self, n: &Nat) -> Result<(), Skip> {
         if let Some(c) = n.as_constant() {
-            return c.is_integer() && c.numer() >= 0;
+            return if c.is_integer() && c.numer() >= 0 {
+                Ok(())
+            } else {
+                Err(Skip::Divisibility)
+            };
         }
         let known: Vec<Nat> = self
             .facts
@@ -63,14 +71,17 @@ impl Assumptions {
             .cloned()
             .collect();
         if nat::is_integral_given(n, &known) {
-            return true;
+            return Ok(());
         }
         // Never assume what no sizes satisfy (`n + 1/2` whole): the match does not apply.
-        if self.allow_new && nat::can_be_whole(n) && nat::can_be_nonnegative(n) {
-            self.assumed.push(n.clone());
-            return true;
+        match nat::wholeness(n) {
+            nat::Wholeness::TooLarge => Err(Skip::SizeTooLarge),
+            nat::Wholeness::Maybe if self.allow_new && nat::can_be_nonnegative(n) => {
+                self.assumed.push(n.clone());
+                Ok(())
+            }
+            _ => Err(Skip::Divisibility),
         }
-        false
     }
 }
 
@@ -294,8 +305,8 @@ pub fn instantiate(
     if !typing.obligations.is_empty() {
         // Check every obligation before assuming any, so a rejected match assumes nothing.
         let mut trial = assumptions.clone();
-        if !typing.obligations.iter().all(|n| trial.admit(n)) {
-            return Err(Skip::Divisibility);
+        for n in &typing.obligations {
+            trial.admit(n)?;
         }
         *assumptions = trial;
     }

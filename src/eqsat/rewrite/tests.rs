@@ -139,11 +139,30 @@ fn unsatisfiable_divisibility_is_never_assumed() {
         &nat::add(&nat::mul(&nat::lit(2), &n), &nat::lit(1)),
         &nat::lit(2),
     );
-    assert!(!a.admit(&half));
+    assert_eq!(a.admit(&half), Err(super::Skip::Divisibility));
     assert!(a.assumed.is_empty());
     // n/2 may be whole: assumed and reported.
-    assert!(a.admit(&nat::div(&n, &nat::lit(2))));
+    assert_eq!(a.admit(&nat::div(&n, &nat::lit(2))), Ok(()));
     assert_eq!(a.assumed.len(), 1);
+}
+
+#[test]
+fn a_divisor_past_64_bits_is_refused_at_once() {
+    use super::{Assumptions, Skip};
+    use crate::ir::nat;
+    // (n + 1)/64^11, as eleven applications of split-join(64) to a map over n + 1 make: its
+    // feasibility check used to count towards 2^66.
+    let mut size = nat::add(&nat::index(0), &nat::lit(1));
+    for _ in 0..11 {
+        size = nat::div(&size, &nat::lit(64));
+    }
+    let mut a = Assumptions {
+        facts: Vec::new(),
+        allow_new: true,
+        assumed: Vec::new(),
+    };
+    assert_eq!(a.admit(&size), Err(Skip::SizeTooLarge));
+    assert!(a.assumed.is_empty());
 }
 
 #[test]

@@ -154,12 +154,25 @@ impl Elaborator<'_> {
             BinOp::Mul => nat::mul(x, y),
             BinOp::Div => {
                 let q = nat::div(x, y);
-                if !nat::can_be_whole(&q) {
-                    return Err(Diagnostic::error(
-                        "this size is never a whole number",
-                        span,
-                        format!("no sizes make `{}` a whole number", self.show_nat(&q)),
-                    ));
+                match nat::wholeness(&q) {
+                    nat::Wholeness::Maybe => {}
+                    nat::Wholeness::Never => {
+                        return Err(Diagnostic::error(
+                            "this size is never a whole number",
+                            span,
+                            format!("no sizes make `{}` a whole number", self.show_nat(&q)),
+                        ))
+                    }
+                    nat::Wholeness::TooLarge => {
+                        return Err(Diagnostic::error(
+                            "this size's divisor is too large",
+                            span,
+                            format!(
+                                "`{}` divides by more than 2^64: no size but 0 is a multiple of that",
+                                self.show_nat(&q)
+                            ),
+                        ))
+                    }
                 }
                 if record_fact && !q.terms().iter().all(|(_, c)| c.is_integer()) {
                     self.state.add_fact(q.clone(), span);

@@ -7,24 +7,40 @@
 
 use super::{checked_lcm, Monomial, Nat, NatAtom};
 
-/// The largest number of residue assignments [`can_be_whole`] tries before giving up and
-/// answering "maybe" (true).
-const MAX_ASSIGNMENTS: u64 = 1 << 16;
+/// The largest number of residue assignments [`wholeness`] tries before giving up and
+/// answering [`Wholeness::Maybe`].
+const MAX_ASSIGNMENTS: u128 = 1 << 16;
+
+/// Whether some natural values of a size's atoms make it a whole number ([`wholeness`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wholeness {
+    /// Some values do, or it was not decided within [`MAX_ASSIGNMENTS`] (it may be).
+    Maybe,
+    /// No natural values do (`n + 1/2`).
+    Never,
+    /// The common denominator of its coefficients is past 2^64 (`(n + 1)/64^11`) or past
+    /// 128-bit arithmetic: no 64-bit size but 0 is a multiple of it, so it is refused as
+    /// infeasible rather than computed with truncated numbers.
+    TooLarge,
+}
 
 /// Whether some natural values of its atoms make `n` a whole number. `n` with denominator
 /// lcm `d` is whole iff `d·n ≡ 0 (mod d)`, which depends on the atoms only modulo `d`, so the
-/// residues are tried; with too many of them the answer is true (it may be).
-pub fn can_be_whole(n: &Nat) -> bool {
-    let d = n
-        .terms()
-        .iter()
-        .map(|(_, c)| c.denom())
-        .fold(1i128, |a, b| checked_lcm(a, b).unwrap_or(0));
-    if d == 1 {
-        return true;
+/// residues are tried: at most [`MAX_ASSIGNMENTS`] of them (past that the answer is
+/// [`Wholeness::Maybe`]), each with at most a few hundred checked operations.
+pub fn wholeness(n: &Nat) -> Wholeness {
+    let mut d: i128 = 1;
+    for (_, c) in n.terms() {
+        match checked_lcm(d, c.denom()) {
+            Some(l) => d = l,
+            None => return Wholeness::TooLarge,
+        }
     }
-    if d == 0 {
-        return true; // the denominators overflow: give the benefit of the doubt
+    if d == 1 {
+        return Wholeness::Maybe;
+    }
+    if u64::try_from(d).is_err() {
+        return Wholeness::TooLarge;
     }
     let mut atoms: Vec<&NatAtom> = n
         .terms()
@@ -33,33 +49,39 @@ pub fn can_be_whole(n: &Nat) -> bool {
         .collect();
     atoms.sort();
     atoms.dedup();
-    let combos = (d as u64).checked_pow(atoms.len() as u32);
+    // d < 2^64, so d^k is in u128 for k ≤ 1 and checked above that.
+    let combos = u32::try_from(atoms.len())
+        .ok()
+        .and_then(|k| (d as u128).checked_pow(k));
     if combos.is_none_or(|c| c > MAX_ASSIGNMENTS) {
-        return true;
+        return Wholeness::Maybe;
     }
-    // d·c for every term: integers, since d is a multiple of every denominator.
+    // d·c mod d for every term: with c = p/q and q dividing d, d·c = p·(d/q) ≡ (p mod q)·(d/q),
+    // which is below d, so nothing overflows.
     let scaled: Vec<(&Monomial, i128)> = n
         .terms()
         .iter()
-        .map(|(m, c)| (m, c.numer() * (d / c.denom())))
+        .map(|(m, c)| (m, c.numer().rem_euclid(c.denom()) * (d / c.denom())))
         .collect();
+    // From here on d ≤ MAX_ASSIGNMENTS when there are atoms (d^k ≤ 2^16 with k ≥ 1), so the
+    // products of two residues stay far inside i128; with no atoms nothing is multiplied.
     let mut residues = vec![0i128; atoms.len()];
     loop {
         let value = scaled.iter().fold(0i128, |acc, (m, k)| {
-            let term = m.factors().iter().fold(k.rem_euclid(d), |t, (a, p)| {
+            let term = m.factors().iter().fold(*k, |t, (a, p)| {
                 let r = residues[atoms.binary_search(&a).unwrap_or(0)];
-                (0..*p).fold(t, |t, _| (t * r).rem_euclid(d))
+                (t * pow_mod(r, *p, d)).rem_euclid(d)
             });
             (acc + term).rem_euclid(d)
         });
         if value == 0 {
-            return true;
+            return Wholeness::Maybe;
         }
         // The next assignment, as a counter in base d.
         let mut i = 0;
         loop {
             if i == residues.len() {
-                return false;
+                return Wholeness::Never;
             }
             residues[i] += 1;
             if residues[i] < d {
@@ -69,6 +91,19 @@ pub fn can_be_whole(n: &Nat) -> bool {
             i += 1;
         }
     }
+}
+
+/// `r^p mod d` by squaring, for `0 ≤ r < d ≤ 2^16`.
+fn pow_mod(r: i128, mut p: u32, d: i128) -> i128 {
+    let (mut base, mut acc) = (r, 1 % d);
+    while p > 0 {
+        if p & 1 == 1 {
+            acc = acc * base % d;
+        }
+        base = base * base % d;
+        p >>= 1;
+    }
+    acc
 }
 
 /// Whether `n` is at least 0 for every natural value of its atoms: every coefficient is
@@ -94,26 +129,67 @@ pub fn can_be_nonnegative(n: &Nat) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::nat::{add, binder, constant, div, lit, mul, sub, Rational};
+    use crate::ir::nat::{add, binder, constant, div, lit, mul, pow, sub, Rational};
 
     #[test]
     fn whole_numbers_that_cannot_be() {
         let n = binder(1);
         // (2n+1)/2 = n + 1/2: never whole.
         let half = div(&add(&mul(&lit(2), &n), &lit(1)), &lit(2));
-        assert!(!can_be_whole(&half));
-        assert!(can_be_whole(&div(&n, &lit(32))));
-        assert!(!can_be_whole(&div(&lit(2), &lit(3))));
-        assert!(can_be_whole(&div(&lit(6), &lit(3))));
+        assert_eq!(wholeness(&half), Wholeness::Never);
+        assert_eq!(wholeness(&div(&n, &lit(32))), Wholeness::Maybe);
+        assert_eq!(wholeness(&div(&lit(2), &lit(3))), Wholeness::Never);
+        assert_eq!(wholeness(&div(&lit(6), &lit(3))), Wholeness::Maybe);
         // n(n+1)/2 is always whole; n(n+1)/2 + 1/2 never is.
         let tri = div(&mul(&n, &add(&n, &lit(1))), &lit(2));
-        assert!(can_be_whole(&tri));
-        assert!(!can_be_whole(&add(&tri, &div(&lit(1), &lit(2)))));
+        assert_eq!(wholeness(&tri), Wholeness::Maybe);
+        assert_eq!(wholeness(&add(&tri, &div(&lit(1), &lit(2)))), Wholeness::Never);
         // Two atoms: (m + n)/2 can be; (2m + 4n + 1)/4 cannot.
         let m = binder(2);
-        assert!(can_be_whole(&div(&add(&m, &n), &lit(2))));
+        assert_eq!(wholeness(&div(&add(&m, &n), &lit(2))), Wholeness::Maybe);
         let odd = add(&add(&mul(&lit(2), &m), &mul(&lit(4), &n)), &lit(1));
-        assert!(!can_be_whole(&div(&odd, &lit(4))));
+        assert_eq!(wholeness(&div(&odd, &lit(4))), Wholeness::Never);
+    }
+
+    #[test]
+    fn denominators_past_64_bits_are_too_large_at_once() {
+        // (n + 1)/64^11: the denominator is 2^66. It used to be cast to u64 (0), pass the
+        // guard on the number of assignments, and count residues towards 2^66.
+        let n = binder(1);
+        let mut q = add(&n, &lit(1));
+        for _ in 0..11 {
+            q = div(&q, &lit(64));
+        }
+        assert_eq!(q.terms()[0].1.denom(), 1 << 66);
+        assert_eq!(wholeness(&q), Wholeness::TooLarge);
+        // n/2^100 + 1/3^60: the lcm of the denominators overflows 128 bits.
+        let a = mul(&n, &constant(Rational::new(1, 1 << 100).unwrap()));
+        let b = constant(Rational::new(1, 3i128.pow(60)).unwrap());
+        assert_eq!(wholeness(&add(&a, &b)), Wholeness::TooLarge);
+        // 64^10 = 2^60 fits: too many residues to try, so it may be whole.
+        let mut r = add(&n, &lit(1));
+        for _ in 0..10 {
+            r = div(&r, &lit(64));
+        }
+        assert_eq!(wholeness(&r), Wholeness::Maybe);
+    }
+
+    #[test]
+    fn huge_powers_and_numerators_are_checked_quickly() {
+        let n = binder(1);
+        // n^(64^3): the power is taken by squaring, modulo 2. (n^k + 1)/2 is whole for odd
+        // n; n^k + 1/2 never is.
+        let big = pow(&pow(&pow(&n, &lit(64)), &lit(64)), &lit(64));
+        assert_eq!(big.terms()[0].0.factors()[0].1, 1 << 18);
+        assert_eq!(wholeness(&div(&add(&big, &lit(1)), &lit(2))), Wholeness::Maybe);
+        let half = div(&lit(1), &lit(2));
+        assert_eq!(wholeness(&add(&big, &half)), Wholeness::Never);
+        // A numerator near i128::MAX times d/q (here 2) does not overflow: n·(2^127 - 1)/3 +
+        // 1/2 has d = 6, and 2·(2^127 - 1)·n + 3 is odd.
+        let huge = constant(Rational::new(i128::MAX, 3).unwrap());
+        assert_eq!(wholeness(&add(&mul(&n, &huge), &half)), Wholeness::Never);
+        assert_eq!(wholeness(&mul(&n, &huge)), Wholeness::Maybe);
+        assert_eq!(wholeness(&huge), Wholeness::Never);
     }
 
     #[test]

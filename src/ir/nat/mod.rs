@@ -15,7 +15,7 @@
 mod feasible;
 mod rational;
 
-pub use feasible::{can_be_nonnegative, can_be_whole, is_nonnegative};
+pub use feasible::{can_be_nonnegative, is_nonnegative, wholeness, Wholeness};
 pub use rational::{checked_lcm, Rational};
 
 use crate::ir::intern::{self, Table};
@@ -85,16 +85,29 @@ impl Monomial {
         Monomial(vec![(atom, 1)])
     }
 
-    fn mul(&self, other: &Monomial) -> Monomial {
+    /// The product; `None` when a power would pass `u32::MAX`.
+    fn mul(&self, other: &Monomial) -> Option<Monomial> {
         let mut out = self.0.clone();
         for (atom, power) in &other.0 {
             match out.iter_mut().find(|(a, _)| a == atom) {
-                Some((_, p)) => *p += power,
+                Some((_, p)) => *p = p.checked_add(*power)?,
                 None => out.push((atom.clone(), *power)),
             }
         }
         out.sort();
-        Monomial(out)
+        Some(Monomial(out))
+    }
+
+    /// `self^e`; `None` when a power would pass `u32::MAX`.
+    fn pow(&self, e: u32) -> Option<Monomial> {
+        let powers: Option<Vec<_>> = self
+            .0
+            .iter()
+            .map(|(a, p)| Some((a.clone(), p.checked_mul(e)?)))
+            .collect();
+        let mut powers = powers?;
+        powers.retain(|(_, p)| *p > 0);
+        Some(Monomial(powers))
     }
 
     /// `self / other` when every factor of `other` occurs in `self` with at least its power.
@@ -127,13 +140,17 @@ fn intern(mut terms: Vec<(Monomial, Rational)>) -> Nat {
     intern::intern(&NATS, NatPoly { terms })
 }
 
-/// Accumulates monomials, merging equal ones; `None` once a coefficient overflowed.
+/// Accumulates monomials, merging equal ones (sorted first, so that a product of two long
+/// polynomials costs n log n, not n²); `None` once a coefficient overflowed.
 fn collect(pairs: impl IntoIterator<Item = (Monomial, Rational)>) -> Option<Nat> {
-    let mut terms: Vec<(Monomial, Rational)> = Vec::new();
+    let mut pairs: Vec<(Monomial, Rational)> = pairs.into_iter().collect();
+    // Stable: equal monomials are summed in the order given.
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut terms: Vec<(Monomial, Rational)> = Vec::with_capacity(pairs.len());
     for (m, c) in pairs {
-        match terms.iter_mut().find(|(tm, _)| *tm == m) {
-            Some((_, tc)) => *tc = tc.checked_add(c)?,
-            None => terms.push((m, c)),
+        match terms.last_mut() {
+            Some((tm, tc)) if *tm == m => *tc = tc.checked_add(c)?,
+            _ => terms.push((m, c)),
         }
     }
     terms.retain(|(_, c)| !c.is_zero());
@@ -158,7 +175,7 @@ pub fn constant(n: Rational) -> Nat {
 
 /// The natural literal `n`.
 pub fn lit(n: u64) -> Nat {
-    constant(Rational::int(n as i128))
+    constant(Rational::int(i128::from(n)))
 }
 
 /// A nat consisting of one atom.
@@ -203,9 +220,9 @@ pub fn mul(a: &Nat, b: &Nat) -> Nat {
     let mut pairs = Vec::with_capacity(a.terms.len() * b.terms.len());
     for (ma, ca) in &a.terms {
         for (mb, cb) in &b.terms {
-            match ca.checked_mul(*cb) {
-                Some(c) => pairs.push((ma.mul(mb), c)),
-                None => return opaque(NatOp::Mul, a, b),
+            match (ma.mul(mb), ca.checked_mul(*cb)) {
+                (Some(m), Some(c)) => pairs.push((m, c)),
+                _ => return opaque(NatOp::Mul, a, b),
             }
         }
     }
@@ -266,6 +283,21 @@ pub fn pow(a: &Nat, b: &Nat) -> Nat {
         return acc;
     }
     opaque(NatOp::Pow, a, b)
+}
+
+/// `a^e` for a power `e` of a monomial being rebuilt ([`map_atoms`]): one monomial raised at
+/// once whatever `e` is, a longer polynomial multiplied out up to the 64th power as [`pow`]
+/// does, and an opaque power past that or on overflow.
+fn power(a: &Nat, e: u32) -> Nat {
+    if a.is_zero() {
+        return lit(u64::from(e == 0));
+    }
+    if let [(m, c)] = a.terms.as_slice() {
+        if let (Some(m), Some(c)) = (m.pow(e), c.checked_pow(e)) {
+            return intern(vec![(m, c)]);
+        }
+    }
+    pow(a, &lit(u64::from(e)))
 }
 
 /// Why a nat could not be evaluated to a natural number.
@@ -352,11 +384,10 @@ impl NatPoly {
             let mut term = *c;
             for (a, p) in &m.0 {
                 let v = eval_atom(a, lookup)?;
-                for _ in 0..*p {
-                    term = term
-                        .checked_mul(Rational::int(v as i128))
-                        .ok_or(NatEvalError::Overflow)?;
-                }
+                let factor = Rational::int(i128::from(v))
+                    .checked_pow(*p)
+                    .ok_or(NatEvalError::Overflow)?;
+                term = term.checked_mul(factor).ok_or(NatEvalError::Overflow)?;
             }
             total = total.checked_add(term).ok_or(NatEvalError::Overflow)?;
         }
@@ -429,9 +460,7 @@ pub fn map_atoms(n: &Nat, f: &mut dyn FnMut(&NatAtom) -> Option<Nat>) -> Nat {
                 .next()
                 .flatten()
                 .unwrap_or_else(|| atom(a.clone()));
-            for _ in 0..*p {
-                term = mul(&term, &replaced);
-            }
+            term = mul(&term, &power(&replaced, *p));
         }
         acc = add(&acc, &term);
     }

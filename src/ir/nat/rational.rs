@@ -90,6 +90,22 @@ impl Rational {
         Rational::new(self.num.checked_mul(o.num)?, self.den.checked_mul(o.den)?)
     }
 
+    /// Checked power `self^e`, by squaring (at most 64 products whatever `e` is); `None` on
+    /// overflow.
+    pub fn checked_pow(self, mut e: u32) -> Option<Rational> {
+        let (mut base, mut acc) = (self, Rational::ONE);
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = acc.checked_mul(base)?;
+            }
+            e >>= 1;
+            if e > 0 {
+                base = base.checked_mul(base)?;
+            }
+        }
+        Some(acc)
+    }
+
     /// Checked quotient; `None` for division by zero.
     pub fn checked_div(self, o: Rational) -> Option<Rational> {
         if o.num == 0 {
@@ -141,6 +157,21 @@ mod tests {
         assert_eq!(checked_lcm(0, 6), Some(0));
         assert_eq!(checked_lcm(1, 1), Some(1));
         assert_eq!(checked_lcm(i128::MAX, i128::MAX - 1), None);
+    }
+
+    #[test]
+    fn powers_are_by_squaring_and_checked() {
+        assert_eq!(Rational::int(3).checked_pow(4), Some(Rational::int(81)));
+        assert_eq!(Rational::int(7).checked_pow(0), Some(Rational::ONE));
+        // Huge exponents of 0 and 1 are answered at once, not by u32::MAX products.
+        assert_eq!(Rational::ONE.checked_pow(u32::MAX), Some(Rational::ONE));
+        assert_eq!(Rational::ZERO.checked_pow(u32::MAX), Some(Rational::ZERO));
+        assert_eq!(Rational::int(2).checked_pow(126), Some(Rational::int(1 << 126)));
+        assert_eq!(Rational::int(2).checked_pow(127), None);
+        assert_eq!(
+            Rational::new(1, 2).unwrap().checked_pow(3),
+            Rational::new(1, 8)
+        );
     }
 
     #[test]

@@ -110,3 +110,54 @@ fn huge_powers_do_not_panic() {
     let _ = mul(&big, &big);
     let _ = pow(&add(&m(), &n()), &lit(64));
 }
+
+/// `n^(64^k)`.
+fn tower(base: &Nat, k: usize) -> Nat {
+    (0..k).fold(base.clone(), |acc, _| pow(&acc, &lit(64)))
+}
+
+#[test]
+fn powers_past_u32_are_opaque_not_wrapped() {
+    // 64^6 = 2^36 does not fit a monomial's u32 power: it used to wrap (to n^0 = 1).
+    let big = tower(&m(), 6);
+    assert_ne!(big, lit(1));
+    assert!(has_op(&big, NatOp::Mul) || has_op(&big, NatOp::Pow), "{big}");
+    // n^(2^30) · n^(2^30) · … stays checked as well.
+    let half = tower(&m(), 5);
+    assert_eq!(half.terms()[0].0.factors()[0].1, 1 << 30);
+    let square = mul(&half, &mul(&half, &mul(&half, &half)));
+    assert!(has_op(&square, NatOp::Mul), "{square}");
+}
+
+#[test]
+fn substituting_into_a_huge_power_is_immediate() {
+    // m^(2^30) with m := n: one monomial raised at once, not 2^30 products.
+    let big = tower(&m(), 5);
+    let replaced = map_atoms(&big, &mut |a| (*a == NatAtom::Index(0)).then(n));
+    assert_eq!(replaced, tower(&n(), 5));
+    // With m := n + 1 the power is kept opaque.
+    let replaced = map_atoms(&big, &mut |a| {
+        (*a == NatAtom::Index(0)).then(|| add(&n(), &lit(1)))
+    });
+    assert!(has_op(&replaced, NatOp::Pow), "{replaced}");
+    // With m := 0 it is 0.
+    let zero = map_atoms(&big, &mut |a| (*a == NatAtom::Index(0)).then(|| lit(0)));
+    assert_eq!(zero, lit(0));
+}
+
+#[test]
+fn evaluating_a_huge_power_is_immediate() {
+    let big = tower(&m(), 5);
+    let at = |v: u64| big.eval(&|a| (*a == NatAtom::Index(0)).then_some(v));
+    assert_eq!(at(1), Ok(1));
+    assert_eq!(at(0), Ok(0));
+    assert_eq!(at(2), Err(NatEvalError::Overflow));
+}
+
+#[test]
+fn long_products_are_collected_quickly() {
+    // (m_0 + … + m_299)·(m_300 + … + m_599): 90,000 distinct monomials.
+    let sum = |r: std::ops::Range<u32>| r.fold(lit(0), |acc, i| add(&acc, &index(i)));
+    let p = mul(&sum(0..300), &sum(300..600));
+    assert_eq!(p.terms().len(), 90_000);
+}
