@@ -504,6 +504,7 @@ fn invalid_utf8_in_a_la_file_is_reported_at_its_place() {
     assert!(err.contains("is not valid UTF-8 text"), "{err}");
     assert!(err.contains("latin1.la:2:21"), "{err}");
     assert!(err.contains("invalid byte 0xE9"), "{err}");
+}
 
 /// Four 10 x 10 matrices and a vector: the inputs of the expressions whose saturation explodes.
 const EXPLODING_INPUTS: &str = "input A : 10 x 10\ninput B : 10 x 10\ninput C : 10 x 10\n\
