@@ -163,3 +163,114 @@ fn a_zero_size_is_an_error_not_a_run_that_checks_nothing() {
         );
     }
 }
+
+/// C functions of `scale`'s signature that each do one thing a kernel must not do, all in one
+/// file (several baselines from one file are compiled once).
+const MISBEHAVING: &str = "#include <stdlib.h>\n\
+    int good(int n, float *restrict out, const float *restrict xs) {\n\
+      for (int i = 0; i < n; i++) out[i] = 2.0f * xs[i];\n  return 0;\n}\n\
+    int writes_past(int n, float *restrict out, const float *restrict xs) {\n\
+      for (int i = 0; i <= n; i++) out[i] = 2.0f * xs[i < n ? i : 0];\n  return 0;\n}\n\
+    int writes_before(int n, float *restrict out, const float *restrict xs) {\n\
+      for (int i = -1; i < n; i++) out[i] = 2.0f * xs[i < 0 ? 0 : i];\n  return 0;\n}\n\
+    int reads_past(int n, float *restrict out, const float *restrict xs) {\n\
+      for (int i = 0; i < n; i++) out[i] = 2.0f * xs[i] + 0.0f * xs[i + 16];\n  return 0;\n}\n\
+    int changes_input(int n, float *restrict out, const float *restrict xs) {\n\
+      for (int i = 0; i < n; i++) { out[i] = 2.0f * xs[i]; ((float *)xs)[i] = 0.0f; }\n  return 0;\n}\n\
+    int exits(int n, float *restrict out, const float *restrict xs) { (void)n; (void)out; (void)xs; exit(0); }\n\
+    int spins(int n, float *restrict out, const float *restrict xs) {\n\
+      (void)out; (void)xs; volatile int go = 1; while (go) n++; return n;\n}\n\
+    int refuses(int n, float *restrict out, const float *restrict xs) { (void)n; (void)out; (void)xs; return 1; }\n\
+    int wrong_when_large(int n, float *restrict out, const float *restrict xs) {\n\
+      for (int i = 0; i < n; i++) out[i] = xs[i] > 100.0f ? xs[i] : 2.0f * xs[i];\n  return 0;\n}\n";
+
+#[test]
+fn verify_is_an_oracle_for_what_a_kernel_must_not_do() {
+    let d = dir("generic-oracle");
+    let program = write(&d, "scale.rise", SCALE);
+    let c = write(&d, "misbehaving.c", MISBEHAVING);
+    let names = [
+        "good",
+        "writes_past",
+        "writes_before",
+        "reads_past",
+        "changes_input",
+        "exits",
+        "spins",
+        "refuses",
+        "wrong_when_large",
+    ];
+    let mut args = vec![
+        "verify".to_string(),
+        program,
+        "--threads".into(),
+        "1".into(),
+    ];
+    for n in names {
+        args.push("--baseline".into());
+        args.push(format!("{n}={c}:{n}"));
+    }
+    args.extend(["--run-limit".into(), "1s".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = common::risec(&args);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let line = |name: &str| {
+        err.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no line for {name}: {err}"))
+            .to_string()
+    };
+    assert!(line("good").contains("ok (relative error"), "{err}");
+    assert!(line("writes_past").contains("SIGSEGV"), "{err}");
+    assert!(
+        line("writes_before").contains("wrote before the start of `out`"),
+        "{err}"
+    );
+    assert!(line("reads_past").contains("SIGSEGV"), "{err}");
+    assert!(
+        line("changes_input").contains("changed its input `xs`"),
+        "{err}"
+    );
+    assert!(
+        line("exits").contains("exited (status 0) instead of returning"),
+        "{err}"
+    );
+    assert!(line("spins").contains("ran past the limit of 1s"), "{err}");
+    assert!(
+        line("refuses").contains("REFUSED the sizes (returned 1"),
+        "{err}"
+    );
+    // Right on [-1, 1) and on whole numbers up to 100; wrong on the wide magnitudes.
+    assert!(line("wrong_when_large").contains("WRONG"), "{err}");
+    assert!(
+        line("wrong_when_large").contains("magnitudes 2^-20 to 2^20"),
+        "{err}"
+    );
+}
+
+#[test]
+fn verify_under_the_sanitizers_names_the_bad_access() {
+    let d = dir("generic-oracle-sanitized");
+    let program = write(&d, "scale.rise", SCALE);
+    let c = write(&d, "misbehaving.c", MISBEHAVING);
+    let o = common::risec(&[
+        "verify",
+        &program,
+        "--threads",
+        "1",
+        "--sanitize",
+        "--baseline",
+        &format!("good={c}:good"),
+        "--baseline",
+        &format!("reads_past={c}:reads_past"),
+    ]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("under AddressSanitizer and UBSan"), "{err}");
+    assert!(
+        err.contains("stopped by a sanitizer") && err.contains("heap-buffer-overflow"),
+        "{err}"
+    );
+    assert!(err.contains("in reads_past"), "{err}");
+}
