@@ -6,7 +6,7 @@
 //!
 //! Exit status: 0 on success, 1 on any error (usage errors included), 2 when a sketch or
 //! `risec prove`'s goal was not reached, and 128 + the signal's number (130, 143) when SIGINT,
-//! SIGTERM or SIGHUP stopped risec (its temporary files removed, [`crate::support::cleanup`]).
+//! SIGTERM or SIGHUP stopped risec (its temporary files removed, `support::cleanup`).
 
 mod args;
 #[cfg(feature = "testkit")]

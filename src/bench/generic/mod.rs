@@ -4,8 +4,10 @@
 //! signature, and OpenBLAS where the program is one of the BLAS operations it knows
 //! ([`blas`]), all built into one driver ([`driver`]) with seeded inputs.
 //!
-//! * **Verification** ([`verify`]): at small sizes, every kernel's result against the reference
-//!   interpreter's on the same inputs (the driver writes both its inputs and the results);
+//! * **Verification** ([`verify()`]): at small sizes, every kernel's result against the reference
+//!   interpreter's on the same inputs (the driver writes both its inputs and the results), on
+//!   three kinds of inputs, every array between guard zones, each call in a child process under
+//!   a time limit ([`verify`](mod@verify) says what a kernel must not do);
 //! * **benchmark** ([`bench()`]): at the benchmark sizes, every kernel against the naive lowering's
 //!   C, then timed in interleaved rounds beside a `memcpy` moving the bytes one call reads and
 //!   writes, so that a memory-bound kernel's GB/s reads against the copy bandwidth measured in
