@@ -217,6 +217,7 @@ fn main() {
             exe: std::env::current_exe().expect("the campaign's own executable"),
             memory_cap,
             grace: Duration::from_secs(arg(&args, "--grace-s", 5)),
+            checks: Duration::from_secs(20),
         }),
         root: root.clone(),
         records,
@@ -241,6 +242,8 @@ fn main() {
         };
         let record = campaign.run(&case, &options);
         println!("{record:#?}");
+        // The files stay for the command above; the run's own folder goes.
+        let _ = std::fs::remove_dir_all(&options.dir);
         return;
     }
     if campaign.isolation.is_none() {

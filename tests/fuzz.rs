@@ -88,8 +88,9 @@ fn a_few_cases_of_each_new_family_show_no_defect() {
     assert!(tally.count("C run: matches the interpreter") > 0, "{table}");
 }
 
-/// A child program that does what `script` says instead of running the case.
-fn fake_child(name: &str, script: &str) -> Isolation {
+/// A child program that does what `script` says instead of running the case; `patience` is
+/// the watchdog's grace and the checks' allowance.
+fn fake_child(name: &str, script: &str, patience: Duration) -> Isolation {
     let dir = dir("fuzz-isolate");
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join(name);
@@ -102,7 +103,8 @@ fn fake_child(name: &str, script: &str) -> Isolation {
     Isolation {
         exe,
         memory_cap: 1 << 30,
-        grace: Duration::from_millis(200),
+        grace: patience,
+        checks: patience,
     }
 }
 
@@ -115,10 +117,23 @@ fn children_that_hang_abort_panic_or_answer_are_classified() {
         run_c: false,
         dir: dir("fuzz-isolate").join("work"),
     };
+    // Children that end get a minute (however loaded the machine); those that hang, 0.2 s.
     let run = |name: &str, script: &str| {
-        isolate::run_isolated(&case, &options, &fake_child(name, script))
+        let child = fake_child(name, script, Duration::from_secs(60));
+        isolate::run_isolated(&case, &options, &child)
     };
-    assert_eq!(run("hang.sh", "exec sleep 30").class, Class::Hang);
+    let hang = |name: &str, script: &str| {
+        let child = fake_child(name, script, Duration::from_millis(200));
+        isolate::run_isolated(&case, &options, &child)
+    };
+    assert_eq!(hang("hang.sh", "exec sleep 30").class, Class::Hang);
+    // After risec's work, a hang is the checks' (a C kernel that loops): another defect.
+    let checks = hang(
+        "checks.sh",
+        &format!("echo '{}'; exec sleep 30", isolate::CHECKS_MARK),
+    );
+    assert_eq!(checks.class, Class::Other);
+    assert!(checks.outcome.contains("checks"), "{}", checks.outcome);
     let abort = run("abort.sh", "kill -ABRT $$");
     assert_eq!(abort.class, Class::Abort);
     assert!(abort.detail.contains("SIGABRT"), "{}", abort.detail);

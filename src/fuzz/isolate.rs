@@ -12,6 +12,7 @@
 
 use super::tally::{Class, Record};
 use super::{Case, CaseOptions, Family};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -28,18 +29,35 @@ pub struct Isolation {
     pub memory_cap: u64,
     /// Time added to ten times the case's budget before the child counts as hung.
     pub grace: Duration,
+    /// Time the checks after risec's work may take (a minute more when C is compiled and run).
+    pub checks: Duration,
 }
 
-/// The watchdog's limit for `case`: ten times its budget (or the campaign's default time) plus
-/// the grace, and a minute more when its C is compiled and run.
-pub fn watchdog(case: &Case, options: &CaseOptions, isolation: &Isolation) -> Duration {
+/// The watchdog's limits for `case`: for risec's own work, ten times its budget (or the
+/// campaign's default time) plus the grace; for the checks that follow (interpreter, C
+/// compiled and run), from the moment the child announces them ([`CHECKS_MARK`]), the
+/// isolation's `checks`, and a minute more when its C is compiled and run under sanitizers.
+pub fn watchdog(case: &Case, options: &CaseOptions, isolation: &Isolation) -> (Duration, Duration) {
     let budget = case.budget(options.time).unwrap_or(options.time);
-    let c = if options.run_c {
-        Duration::from_secs(60)
-    } else {
-        Duration::ZERO
-    };
-    budget * 10 + isolation.grace + c
+    let c = Duration::from_secs(if options.run_c { 60 } else { 0 });
+    (budget * 10 + isolation.grace, isolation.checks + c)
+}
+
+/// The line a child prints when risec's work is done and the checks begin.
+pub const CHECKS_MARK: &str = "FUZZ-PHASE checks";
+
+thread_local! {
+    /// Whether this thread runs a child's case, which announces its checks.
+    static ANNOUNCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Prints [`CHECKS_MARK`] on the thread of a child's case (nothing in process).
+pub(crate) fn announce_checks() {
+    if ANNOUNCE.with(|a| a.get()) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{CHECKS_MARK}");
+        let _ = out.flush();
+    }
 }
 
 /// The arguments that make the child run `case` with `options`.
@@ -93,6 +111,7 @@ pub fn run_child(args: &[String]) -> Result<bool, String> {
     let worker = std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
+            ANNOUNCE.with(|a| a.set(true));
             let case = family.draw(seed);
             let finished = super::run_case_timed(&case, &options);
             Record::of(&case, &finished, case.budget(options.time))
@@ -164,7 +183,7 @@ fn tail(path: &Path, n: usize) -> String {
 /// Runs `case` in a child process (see the module documentation); its files go under
 /// `options.dir`.
 pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -> Record {
-    let limit = watchdog(case, options, isolation);
+    let (run_limit, check_limit) = watchdog(case, options, isolation);
     let budget = case.budget(options.time);
     let cap = case
         .settings
@@ -218,34 +237,66 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
         Err(e) => return failed(e),
     };
     let mut pause = Duration::from_millis(2);
+    // Until the child announces its checks, risec is running.
+    let mut checks_since: Option<Duration> = None;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() > limit => {
-                kill_group(&mut child);
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
+            Ok(None) => {}
             Err(e) => return failed(e),
         }
+        let now = started.elapsed();
+        if checks_since.is_none()
+            && std::fs::read_to_string(&out_path).is_ok_and(|t| t.contains(CHECKS_MARK))
+        {
+            checks_since = Some(now);
+        }
+        let over = match checks_since {
+            None => now > run_limit,
+            Some(since) => now > since + check_limit,
+        };
+        if over {
+            kill_group(&mut child);
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
     };
     let wall = started.elapsed();
     let stderr = || tail(&err_path, 1500);
     let Some(status) = status else {
+        // A hang after risec's work is the checks' (a C kernel that loops, an interpreter
+        // run too large): another defect, not risec's hang.
+        let (class, outcome, limit, elapsed) = match checks_since {
+            None => (
+                Class::Hang,
+                "hang (killed by the watchdog)",
+                run_limit,
+                wall,
+            ),
+            Some(since) => (
+                Class::Other,
+                "hang in the checks (interpreter or C; killed by the watchdog)",
+                check_limit,
+                since,
+            ),
+        };
         return defect(
-            Class::Hang,
-            "hang (killed by the watchdog)",
+            class,
+            outcome,
             format!(
-                "still running after {:.1} s (watchdog {:.1} s); standard error ends:\n{}",
+                "still running after {:.1} s (watchdog {:.1} s{}); standard error ends:\n{}",
                 wall.as_secs_f64(),
                 limit.as_secs_f64(),
+                if checks_since.is_some() {
+                    " after risec's work"
+                } else {
+                    ""
+                },
                 stderr()
             ),
-            wall,
+            elapsed,
         );
     };
     if let Some(n) = signal(&status) {

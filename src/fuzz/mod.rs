@@ -427,6 +427,7 @@ impl Clock {
     pub(crate) fn stop(&mut self) {
         if self.stopped.is_none() {
             self.stopped = Some(self.started.elapsed());
+            isolate::announce_checks();
         }
     }
 
