@@ -308,7 +308,7 @@ pub fn draw(seed: u64) -> Case {
         iterations: one_in(&mut rng, 3).then(|| log_uniform(&mut rng, 1, 100) as usize),
         scheduler,
         seed: rng.below(1000),
-        ..Settings::plain()
+        ..Settings::default()
     };
     Case {
         family: Family::La,

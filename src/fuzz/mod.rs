@@ -116,7 +116,7 @@ impl std::str::FromStr for Family {
 
 /// The options a case passes to risec, as on its command line; `None` leaves risec's
 /// default (or the campaign's, for the time).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     /// `--time`: the run's budget (main job), the search's (prove) or each saturation's (la).
     pub time: Option<Duration>,
@@ -137,12 +137,19 @@ pub struct Settings {
     pub address_space: Option<u64>,
 }
 
-impl Settings {
-    /// The settings of a case that draws none: risec's defaults, sizes up to 24.
-    pub fn plain() -> Settings {
+impl Default for Settings {
+    /// The settings of a case that draws none: risec's defaults, results checked at sizes up
+    /// to 24.
+    fn default() -> Settings {
         Settings {
+            time: None,
+            memory: None,
+            nodes: None,
+            iterations: None,
+            scheduler: Scheduler::default(),
+            seed: 0,
             check_sizes: 24,
-            ..Settings::default()
+            address_space: None,
         }
     }
 }

@@ -144,7 +144,7 @@ mod tests {
                 iterations: Some(3),
                 scheduler: "mcts(2, 3)".parse().unwrap(),
                 seed: 4,
-                ..Settings::plain()
+                ..Settings::default()
             },
         };
         let (files, command) = files_and_command(&case, Duration::from_millis(300));

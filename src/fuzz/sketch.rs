@@ -60,7 +60,7 @@ pub fn draw(seed: u64) -> Case {
         seed,
         origin,
         input,
-        settings: Settings::plain(),
+        settings: Settings::default(),
     }
 }
 
