@@ -1,112 +1,327 @@
-//! A fuzzing campaign over the whole pipeline (`risec::fuzz`): mutated sketch files and
-//! programs through the main job, mutated low-level programs through C generation, a sample of
-//! the C run under AddressSanitizer and UBSan against the interpreter. Prints the counts and
-//! every defect with the seed that replays it.
+//! A fuzzing campaign over the whole pipeline (`risec::fuzz`): cases of the chosen families
+//! (mutated sketch files and programs, offset sizes and large splits, `prove` goals, `.la`
+//! files, budgets), each run in process or, with `--isolate`, in a child process under a
+//! watchdog and an address-space limit, so that hangs and aborts are counted. Prints the table
+//! (family × runs, ok, limits, errors, panics, aborts, hangs, wrong results, other defects,
+//! budget overshoots) and every defect with the command that replays it.
 //!
 //! ```sh
-//! cargo run --release --example fuzz_campaign -- --cases 2000 --first-seed 0 --run-c-every 20
+//! cargo run --release --example fuzz_campaign -- --families offset,prove,la,budget \
+//!     --cases 20000 --isolate --jobs 2 --records fuzz.jsonl --defects-dir fuzz-defects
 //! ```
-//! Options: `--cases N` (default 1000), `--first-seed S` (0), `--jobs J` (threads, 2),
-//! `--time-ms T` (each run's budget, 300), `--run-c-every K` (run the C of one case in K, 10;
-//! 0: never), `--replay SEED` (run one case and print it).
+//!
+//! Options:
+//! * `--families LIST` (comma-separated: sketch, offset, prove, la, budget; default all);
+//! * `--cases N` runs in all (default 1000): run `i` is case `first + i / F` of family
+//!   `i mod F`, for F families;
+//! * `--first-seed S` (0), `--jobs J` (parallel runs, 2);
+//! * `--time-ms T`: the budget of cases that draw none (300);
+//! * `--run-c-every K`: compile and run the C of one case in K of each family under
+//!   sanitizers (10; 0: never);
+//! * `--isolate`: each case in a child process; `--memory-cap SIZE` its address-space limit
+//!   (2GiB); `--grace-s S` what the watchdog adds to ten times the budget (5);
+//! * `--records FILE`: append every run's record (one JSON line); `--table-from FILE…` prints
+//!   the table of such files and exits;
+//! * `--defects-dir DIR`: each defect's files and `replay.sh` in `DIR/FAMILY-SEED`;
+//! * `--replay FAMILY:SEED`: run one case (in a child with `--isolate`), print it, its files'
+//!   folder and `risec` command, and its result;
+//! * `--run-one FAMILY:SEED`: the child's mode (used by `--isolate`).
 
-use risec::fuzz::{self, CaseOptions, Tally};
+use risec::fuzz::isolate::{self, Isolation};
+use risec::fuzz::{self, Case, CaseOptions, Family, Record, Tally};
+use std::io::Write;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+fn value<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    let i = args.iter().position(|a| a == name)?;
+    Some(args.get(i + 1).map(String::as_str).unwrap_or_else(|| {
+        eprintln!("{name} needs a value");
+        std::process::exit(1)
+    }))
+}
+
 fn arg(args: &[String], name: &str, default: u64) -> u64 {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(|v| v.parse().expect("a number"))
-        .unwrap_or(default)
+    value(args, name).map_or(default, |v| {
+        v.parse().unwrap_or_else(|_| {
+            eprintln!("{name} {v}: not a whole number");
+            std::process::exit(1)
+        })
+    })
+}
+
+/// What a worker is running (in process) and since when, for the watchdog.
+type Running = (Option<Case>, Instant);
+
+/// The campaign's settings.
+struct Campaign {
+    families: Vec<Family>,
+    cases: u64,
+    first: u64,
+    jobs: u64,
+    time: Duration,
+    run_c_every: u64,
+    isolation: Option<Isolation>,
+    root: PathBuf,
+    records: Option<Mutex<std::fs::File>>,
+    defects_dir: Option<PathBuf>,
+}
+
+impl Campaign {
+    /// Run `i`: its case and options.
+    fn case(&self, i: u64, worker: usize) -> (Case, CaseOptions) {
+        let f = self.families.len() as u64;
+        let (family, j) = (self.families[(i % f) as usize], i / f);
+        let case = family.draw(self.first + j);
+        let options = CaseOptions {
+            time: self.time,
+            run_c: self.run_c_every > 0 && j % self.run_c_every == 0,
+            dir: self.root.join(format!("worker{worker}")),
+        };
+        (case, options)
+    }
+
+    /// Runs a case in process or in a child, as the campaign says.
+    fn run(&self, case: &Case, options: &CaseOptions) -> Record {
+        match &self.isolation {
+            Some(isolation) => isolate::run_isolated(case, options, isolation),
+            None => {
+                let finished = fuzz::run_case_timed(case, options);
+                Record::of(case, &finished, case.budget(options.time))
+            }
+        }
+    }
+
+    /// Reports a defect as it happens: its record and, with `--defects-dir`, its files.
+    fn report(&self, case: &Case, record: &Record) {
+        let mut text = format!(
+            "DEFECT {}:{} [{:?}] {} ({}): {}\n  replay: {}\n",
+            record.family,
+            record.seed,
+            record.class,
+            record.outcome,
+            record.origin,
+            record.detail.trim(),
+            record.replay()
+        );
+        if let Some(dir) = &self.defects_dir {
+            let dir = dir.join(format!("{}-{}", record.family, record.seed));
+            match fuzz::replay::write(case, &dir, self.time) {
+                Ok(command) => text.push_str(&format!("  cd {} && {command}\n", dir.display())),
+                Err(e) => text.push_str(&format!("  (files not written: {e})\n")),
+            }
+        }
+        eprint!("{text}");
+    }
+}
+
+fn print_tally(t: &Tally) {
+    print!("{}", t.table());
+    for r in &t.defects {
+        println!(
+            "DEFECT {}:{} [{:?}] {} ({}): {}\n  replay: {}",
+            r.family,
+            r.seed,
+            r.class,
+            r.outcome,
+            r.origin,
+            r.detail.trim(),
+            r.replay()
+        );
+    }
+    let mut over: Vec<&Record> = t.overshoots.iter().collect();
+    over.sort_by(|a, b| b.elapsed_ms.total_cmp(&a.elapsed_ms));
+    for r in over.iter().take(20) {
+        println!(
+            "OVERSHOOT {}:{} {:.0} ms for a budget of {:.0} ms ({}; {})",
+            r.family,
+            r.seed,
+            r.elapsed_ms,
+            r.budget_ms.unwrap_or(0.0),
+            r.outcome,
+            r.origin
+        );
+    }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let cases = arg(&args, "--cases", 1000);
-    let first = arg(&args, "--first-seed", 0);
-    let jobs = arg(&args, "--jobs", 2).max(1);
-    let time = Duration::from_millis(arg(&args, "--time-ms", 300));
-    let run_c_every = arg(&args, "--run-c-every", 10);
+    match isolate::run_child(&args) {
+        Ok(true) => return,
+        Ok(false) => {}
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1)
+        }
+    }
+    if let Some(i) = args.iter().position(|a| a == "--table-from") {
+        let mut tally = Tally::default();
+        for path in &args[i + 1..] {
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+                eprintln!("{path}: {e}");
+                std::process::exit(1)
+            });
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                match serde_json::from_str::<Record>(line) {
+                    Ok(r) => tally.record(r),
+                    Err(e) => eprintln!("{path}: a line that is not a record: {e}"),
+                }
+            }
+        }
+        print_tally(&tally);
+        return;
+    }
+    let families: Vec<Family> = value(&args, "--families")
+        .map(|list| {
+            list.split(',')
+                .map(|f| {
+                    f.parse().unwrap_or_else(|e: String| {
+                        eprintln!("{e}");
+                        std::process::exit(1)
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| Family::ALL.to_vec());
+    let memory_cap = value(&args, "--memory-cap")
+        .map(|v| {
+            risec::support::units::parse_size(v).unwrap_or_else(|e| {
+                eprintln!("--memory-cap {v}: {e}");
+                std::process::exit(1)
+            })
+        })
+        .unwrap_or(2 << 30);
     let root = std::env::temp_dir().join(format!("risec-fuzz-{}", std::process::id()));
-    if let Some(i) = args.iter().position(|a| a == "--replay") {
-        let seed: u64 = args[i + 1].parse().expect("a seed");
-        let case = fuzz::draw(seed);
+    let records = value(&args, "--records").map(|path| {
+        Mutex::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .unwrap_or_else(|e| {
+                    eprintln!("{path}: {e}");
+                    std::process::exit(1)
+                }),
+        )
+    });
+    let campaign = Arc::new(Campaign {
+        families,
+        cases: arg(&args, "--cases", 1000),
+        first: arg(&args, "--first-seed", 0),
+        jobs: arg(&args, "--jobs", 2).max(1),
+        time: Duration::from_millis(arg(&args, "--time-ms", 300)),
+        run_c_every: arg(&args, "--run-c-every", 10),
+        isolation: args.iter().any(|a| a == "--isolate").then(|| Isolation {
+            exe: std::env::current_exe().expect("the campaign's own executable"),
+            memory_cap,
+            grace: Duration::from_secs(arg(&args, "--grace-s", 5)),
+            checks: Duration::from_secs(20),
+        }),
+        root: root.clone(),
+        records,
+        defects_dir: value(&args, "--defects-dir").map(PathBuf::from),
+    });
+    if let Some(id) = value(&args, "--replay") {
+        let (family, seed) = isolate::parse_id(id).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
+        let case = family.draw(seed);
         println!("{case:#?}");
+        let dir = root.join("replay-files");
+        match fuzz::replay::write(&case, &dir, campaign.time) {
+            Ok(command) => println!("files: {}\ncommand: {command}", dir.display()),
+            Err(e) => println!("files not written: {e}"),
+        }
         let options = CaseOptions {
-            time,
+            time: campaign.time,
             run_c: true,
             dir: root.join("replay"),
         };
-        println!("{:?}", fuzz::run_case(&case, &options));
+        let record = campaign.run(&case, &options);
+        println!("{record:#?}");
+        // The files stay for the command above; the run's own folder goes.
+        let _ = std::fs::remove_dir_all(&options.dir);
         return;
     }
-    std::panic::set_hook(Box::new(|_| {}));
-    let next = Arc::new(AtomicU64::new(first));
+    if campaign.isolation.is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
+    let next = Arc::new(AtomicU64::new(0));
     let tally = Arc::new(Mutex::new(Tally::default()));
-    // The case each worker is running and since when, for the watchdog.
-    let running: Arc<Mutex<Vec<(u64, Instant)>>> =
-        Arc::new(Mutex::new(vec![(u64::MAX, Instant::now()); jobs as usize]));
+    // In process, the case each worker is running and since when, for the watchdog.
+    let running: Arc<Mutex<Vec<Running>>> = Arc::new(Mutex::new(vec![
+        (None, Instant::now());
+        campaign.jobs as usize
+    ]));
     let began = Instant::now();
-    let workers: Vec<_> = (0..jobs as usize)
+    let workers: Vec<_> = (0..campaign.jobs as usize)
         .map(|w| {
-            let (next, tally, running, root) =
-                (next.clone(), tally.clone(), running.clone(), root.clone());
+            let (next, tally, running, campaign) = (
+                next.clone(),
+                tally.clone(),
+                running.clone(),
+                campaign.clone(),
+            );
             std::thread::Builder::new()
                 .stack_size(64 << 20)
                 .spawn(move || loop {
-                    let seed = next.fetch_add(1, Ordering::Relaxed);
-                    if seed >= first + cases {
-                        running.lock().unwrap()[w].0 = u64::MAX;
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= campaign.cases {
+                        running.lock().unwrap()[w].0 = None;
                         break;
                     }
-                    running.lock().unwrap()[w] = (seed, Instant::now());
-                    let case = fuzz::draw(seed);
-                    let options = CaseOptions {
-                        time,
-                        run_c: run_c_every > 0 && seed % run_c_every == 0,
-                        dir: root.join(format!("worker{w}")),
-                    };
-                    let result = fuzz::run_case(&case, &options);
-                    if let Err(d) = &result {
-                        eprintln!("DEFECT seed {seed} ({}): {d}", case.origin);
+                    let (case, options) = campaign.case(i, w);
+                    running.lock().unwrap()[w] = (Some(case.clone()), Instant::now());
+                    let record = campaign.run(&case, &options);
+                    if record.class.is_defect() {
+                        campaign.report(&case, &record);
+                    }
+                    if let Some(file) = &campaign.records {
+                        let line = serde_json::to_string(&record).expect("a record as JSON");
+                        let _ = writeln!(file.lock().unwrap(), "{line}");
                     }
                     let mut t = tally.lock().unwrap();
-                    t.add(&case, &result);
-                    if t.cases % 1000 == 0 {
-                        eprintln!("{} cases, {:.0} s", t.cases, began.elapsed().as_secs_f64());
+                    t.record(record);
+                    let runs = t.runs();
+                    if runs % 500 == 0 {
+                        eprintln!(
+                            "{runs} runs, {} defects, {} overshoots, {:.0} s",
+                            t.defects.len(),
+                            t.overshoots.len(),
+                            began.elapsed().as_secs_f64()
+                        );
                     }
                 })
                 .unwrap()
         })
         .collect();
-    // The watchdog: a case that runs ten times its budget plus a minute is a hang.
-    let limit = time * 10 + Duration::from_secs(60);
+    // In process, a case that runs ten times its budget plus a minute hangs the campaign: it
+    // is reported and the campaign stops (`--isolate` counts hangs instead).
     while !workers.iter().all(|w| w.is_finished()) {
         std::thread::sleep(Duration::from_millis(500));
-        for &(seed, since) in running.lock().unwrap().iter() {
-            if seed != u64::MAX && since.elapsed() > limit {
+        if campaign.isolation.is_some() {
+            continue;
+        }
+        for (case, since) in running.lock().unwrap().iter() {
+            let Some(case) = case else { continue };
+            let limit =
+                case.budget(campaign.time).unwrap_or(campaign.time) * 10 + Duration::from_secs(60);
+            if since.elapsed() > limit {
                 println!(
-                    "HANG: case {seed} ran {:?}: {:?}",
-                    since.elapsed(),
-                    fuzz::draw(seed)
+                    "HANG: case {} ran {:?} (rerun with --isolate to count hangs): {case:#?}",
+                    case.id(),
+                    since.elapsed()
                 );
-                let t = tally.lock().unwrap();
-                print!("{}", t.table());
-                for (seed, origin, defect) in &t.defects {
-                    println!("DEFECT seed {seed} ({origin}): {defect}");
-                }
+                print_tally(&tally.lock().unwrap());
                 std::process::exit(3);
             }
         }
     }
     let t = tally.lock().unwrap();
-    print!("{}", t.table());
+    print_tally(&t);
     println!("{:.0} s", began.elapsed().as_secs_f64());
-    for (seed, origin, defect) in &t.defects {
-        println!("DEFECT seed {seed} ({origin}): {defect}");
-    }
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -1,177 +1,244 @@
-//! Mutation fuzzing of the whole pipeline (issue 19): mutated programs and sketch files through
-//! the main job, mutated low-level programs through C generation, and a sample of the generated
-//! C run under sanitizers against the interpreter.
+//! Mutation fuzzing of the whole pipeline (issues 19 and 32): mutated and generated programs,
+//! sketch files, `risec prove` goals and `.la` files through the main job, C generation,
+//! `prove` and `la`, with budgets drawn at random, and the results checked against the
+//! reference interpreter (and a sample of the generated C run under sanitizers).
 //!
-//! A [`Case`] is drawn from a seed, so any finding can be replayed. [`run_case`] runs it in
-//! process with a small budget and sorts what happened into an [`Outcome`] (an input refused
-//! with an error, a search that found nothing, C that refuses the sizes, C that matches) or a
-//! [`Defect`] (a panic, an error without a message, an internal name in a message, C that does
-//! not compile, is memory-unsafe, or computes something else). `tests/fuzz.rs` runs a bounded
-//! campaign in CI; `examples/fuzz_campaign.rs` runs long ones.
+//! A [`Case`] is drawn from a [`Family`] and a seed, so any finding can be replayed. The
+//! families, one module each:
+//!
+//! * [`sketch`]: the shipped matmul/matvec sketch files, their programs and library, and the
+//!   low-level programs, mutated token by token (the campaign of issue 19);
+//! * [`offset`]: programs whose sizes have offsets (`n+1`, a stencil's `(n+2).(m+2)` input)
+//!   with generated sketch steps that split by 2, 3, 7, 32, 64, 65536, 2²⁰ or 2³¹−1, nested;
+//! * [`prove`]: `risec prove` goals, shipped and mutated, with random rule lists (size-taking
+//!   rules with large arguments), schedulers, seeds and small limits;
+//! * [`la`]: `.la` files, shipped and mutated or generated (sizes up to 10⁹, non-zeros,
+//!   assertions true and false, long `let` chains), with random schedulers and limits;
+//! * [`budget`]: every shipped program and sketch with random `--time`, `--memory`, `--nodes`,
+//!   schedulers and step `limits = {…}`, sometimes under a small address-space limit.
+//!
+//! [`run_case`] runs a case in process and sorts what happened into an [`Outcome`] (an input
+//! refused with an error, a search stopped by a limit, a result checked) or a [`Defect`] (a
+//! panic, an error without a message, an internal error, a wrong result, unsafe C).
+//! [`isolate`] runs a case in a child process under a watchdog and a memory cap instead, so
+//! that a hang or an abort is counted rather than stopping the campaign; [`tally`] counts the
+//! runs of a campaign by family. `tests/fuzz.rs` runs a bounded campaign in CI;
+//! `examples/fuzz_campaign.rs` runs long ones.
 
+pub mod budget;
 pub mod c_check;
+mod draws;
+mod exec;
+pub mod isolate;
+pub mod la;
 pub mod mutate;
+pub mod offset;
+pub mod prove;
+pub mod replay;
+pub mod shipped;
+pub mod sketch;
+pub mod tally;
 
-use crate::backend_c::{CProgram, CodegenOptions};
-use crate::core::TypedProgram;
-use crate::diagnostics::SourceFile;
-use crate::interp::random::Rng;
-use crate::sketch::guided::SearchOptions;
-use crate::support::budget::Budget;
-use crate::Error;
+pub use tally::{Class, Record, Tally};
+
+use crate::eqsat::schedule::Scheduler;
 use c_check::{CDefect, CRun};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-macro_rules! shipped {
-    ($($path:literal),* $(,)?) => {
-        &[$(($path, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $path)))),*]
-    };
+/// A family of cases (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Family {
+    /// Mutated shipped matmul sketches, programs and low-level programs.
+    Sketch,
+    /// Offset sizes and large splits.
+    Offset,
+    /// `risec prove` goals.
+    Prove,
+    /// `.la` files through `risec la`.
+    La,
+    /// Random budgets and step limits on the shipped sketches.
+    Budget,
 }
 
-/// The high-level programs mutated, with the sketch directory whose files fit each.
-const PROGRAMS: &[(&str, &str)] = shipped!(
-    "examples/matmul.rise",
-    "examples/matvec.rise",
-    "examples/dot.rise",
-    "examples/fuse-transpose.rise",
-);
+impl Family {
+    /// Every family, in the order of the campaign's table.
+    pub const ALL: [Family; 5] = [
+        Family::Sketch,
+        Family::Offset,
+        Family::Prove,
+        Family::La,
+        Family::Budget,
+    ];
 
-/// The low-level programs mutated (C generation without a search).
-const LOW_LEVEL: &[(&str, &str)] = shipped!(
-    "examples/lowlevel/naive.rise",
-    "examples/lowlevel/dot.rise",
-    "examples/lowlevel/fuse-transpose.rise",
-    "examples/lowlevel/loop-perm.rise",
-    "examples/lowlevel/blocking.rise",
-    "examples/lowlevel/vectorization.rise",
-    "examples/lowlevel/array-packing.rise",
-    "examples/lowlevel/cache-blocks.rise",
-    "examples/lowlevel/parallel.rise",
-);
+    /// The family's name on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Sketch => "sketch",
+            Family::Offset => "offset",
+            Family::Prove => "prove",
+            Family::La => "la",
+            Family::Budget => "budget",
+        }
+    }
 
-/// The sketch files mutated, with the program each is for.
-const SKETCHES: &[(&str, &str)] = shipped!(
-    "sketches/matmul/baseline.sk",
-    "sketches/matmul/loop-perm.sk",
-    "sketches/matmul/blocking.sk",
-    "sketches/matmul/vectorization.sk",
-    "sketches/matmul/array-packing.sk",
-    "sketches/matmul/cache-blocks.sk",
-    "sketches/matmul/parallel.sk",
-    "sketches/matmul/blocking-64x64-k8.sk",
-    "sketches/matmul/register-blocking.sk",
-    "sketches/matmul/register-blocking-avx512.sk",
-    "sketches/matmul/register-blocking-any.sk",
-    "sketches/matvec/blocking.sk",
-);
+    /// Draws case `seed` of this family.
+    pub fn draw(self, seed: u64) -> Case {
+        match self {
+            Family::Sketch => sketch::draw(seed),
+            Family::Offset => offset::draw(seed),
+            Family::Prove => prove::draw(seed),
+            Family::La => la::draw(seed),
+            Family::Budget => budget::draw(seed),
+        }
+    }
+}
 
-/// The library the matmul sketches import.
-const MATMUL_LIB: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/sketches/matmul/lib.sk"
-));
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Family {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Family, String> {
+        Family::ALL
+            .into_iter()
+            .find(|f| f.name() == text.trim())
+            .ok_or_else(|| {
+                format!("unknown family `{text}`: expected sketch, offset, prove, la or budget")
+            })
+    }
+}
+
+/// The options a case passes to risec, as on its command line; `None` leaves risec's
+/// default (or the campaign's, for the time).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// `--time`: the run's budget (main job), the search's (prove) or each saturation's (la).
+    pub time: Option<Duration>,
+    /// `--memory` (main job, prove).
+    pub memory: Option<u64>,
+    /// `--nodes`.
+    pub nodes: Option<usize>,
+    /// `--iterations` (prove, la).
+    pub iterations: Option<usize>,
+    /// `--scheduler`.
+    pub scheduler: Scheduler,
+    /// `--seed`.
+    pub seed: u64,
+    /// The largest size the interpreter and the C are run at when checking a result.
+    pub check_sizes: u64,
+    /// An address-space limit (`ulimit -v`) for the process, in bytes: applied when the case
+    /// runs in a child process ([`isolate`]), ignored in process.
+    pub address_space: Option<u64>,
+}
+
+impl Default for Settings {
+    /// The settings of a case that draws none: risec's defaults, results checked at sizes up
+    /// to 24.
+    fn default() -> Settings {
+        Settings {
+            time: None,
+            memory: None,
+            nodes: None,
+            iterations: None,
+            scheduler: Scheduler::default(),
+            seed: 0,
+            check_sizes: 24,
+            address_space: None,
+        }
+    }
+}
+
+/// A file a case writes before it runs: its path (relative to the case's folder) and text.
+pub type File = (String, String);
 
 /// What a case feeds the pipeline.
 #[derive(Clone, Debug)]
 pub enum Input {
-    /// A program and a sketch file (with the matmul library it may import) through the main job
-    /// with C output.
+    /// A program and a sketch file (with the files it imports) through the main job with C
+    /// output.
     MainJob {
         /// The program's text.
         program: String,
-        /// The sketch file's text.
-        sketch: String,
-        /// The text of `lib.sk` beside it.
-        library: String,
+        /// The sketch file: its path and text.
+        sketch: File,
+        /// The files beside it (the libraries it imports), at their paths.
+        files: Vec<File>,
     },
     /// A low-level program through C generation.
     EmitC {
         /// The program's text.
         program: String,
     },
+    /// `risec prove START GOAL --rules RULES`.
+    Prove {
+        /// The start program's text.
+        start: String,
+        /// The goal program's text.
+        goal: String,
+        /// `--rules`.
+        rules: String,
+        /// Whether both are put in normal form first (no `--no-normalize`).
+        normalize: bool,
+    },
+    /// `risec la FILE.la`.
+    La {
+        /// The `.la` file's text.
+        text: String,
+    },
 }
 
 /// One fuzzing case.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// Its family.
+    pub family: Family,
     /// The seed it was drawn from.
     pub seed: u64,
-    /// Which shipped files it mutates, and how (`sketch:blocking.sk ×2`).
+    /// What it was made from, and how (`sketch:blocking.sk ×2`).
     pub origin: String,
     /// Its input.
     pub input: Input,
+    /// Its options.
+    pub settings: Settings,
 }
 
-/// Draws case `seed`: a third mutate a sketch file (or its library), a third a high-level
-/// program (with its sketch as shipped), a third a low-level program.
-pub fn draw(seed: u64) -> Case {
-    let mut rng = Rng::new(seed);
-    let vocabulary = vocabulary();
-    let mutations = 1 + rng.below(3) as usize;
-    let pick = |rng: &mut Rng, n: usize| rng.below(n as u64) as usize;
-    let (origin, input) = match rng.below(3) {
-        0 | 1 => {
-            let (sk_path, sk_text) = SKETCHES[pick(&mut rng, SKETCHES.len())];
-            let program_path = if sk_path.contains("matvec") {
-                "examples/matvec.rise"
-            } else {
-                "examples/matmul.rise"
-            };
-            let program = PROGRAMS.iter().find(|(p, _)| *p == program_path).unwrap().1;
-            let (mut program, mut sketch, mut library) = (
-                program.to_string(),
-                sk_text.to_string(),
-                MATMUL_LIB.to_string(),
-            );
-            let what = if rng.below(3) == 0 {
-                program = mutate::mutate(&program, mutations, &vocabulary, &mut rng);
-                program_path
-            } else if rng.below(4) == 0 {
-                library = mutate::mutate(&library, mutations, &vocabulary, &mut rng);
-                "sketches/matmul/lib.sk"
-            } else {
-                sketch = mutate::mutate(&sketch, mutations, &vocabulary, &mut rng);
-                sk_path
-            };
-            (
-                format!("{what} ×{mutations} (with {sk_path})"),
-                Input::MainJob {
-                    program,
-                    sketch,
-                    library,
-                },
-            )
+impl Case {
+    /// The time the run should keep to (its `--time`, or `default` where it has none), if it
+    /// has a budget at all: the main job's whole run, prove's search, and for `la` each
+    /// saturation (the outputs' and one per assertion, as counted in the text).
+    pub fn budget(&self, default: Duration) -> Option<Duration> {
+        let time = self.settings.time.unwrap_or(default);
+        match &self.input {
+            Input::EmitC { .. } => None,
+            Input::MainJob { .. } | Input::Prove { .. } => Some(time),
+            Input::La { text } => {
+                let starts = |w: &str| {
+                    text.lines()
+                        .filter(|l| l.trim_start().starts_with(w))
+                        .count() as u32
+                };
+                let outputs = (starts("output") > 0) as u32;
+                let assertions = starts("assert");
+                Some(time * (outputs + assertions).max(1))
+            }
         }
-        _ => {
-            let (path, text) = LOW_LEVEL[pick(&mut rng, LOW_LEVEL.len())];
-            (
-                format!("{path} ×{mutations}"),
-                Input::EmitC {
-                    program: mutate::mutate(text, mutations, &vocabulary, &mut rng),
-                },
-            )
-        }
-    };
-    Case {
-        seed,
-        origin,
-        input,
+    }
+
+    /// The replay id: `family:seed`.
+    pub fn id(&self) -> String {
+        format!("{}:{}", self.family, self.seed)
     }
 }
 
-/// Primitive and rule names, which mutations insert.
-fn vocabulary() -> Vec<String> {
-    let mut words: Vec<String> = crate::ir::primitive::Primitive::ALL
-        .iter()
-        .map(|p| p.name().to_string())
-        .collect();
-    words.extend(
-        crate::eqsat::rules::catalogue()
-            .iter()
-            .map(|r| r.name.to_string()),
-    );
-    words
+/// Draws case `seed` of the `sketch` family (the campaign of issue 19).
+pub fn draw(seed: u64) -> Case {
+    sketch::draw(seed)
 }
 
 /// What a case did, when it did nothing wrong.
@@ -187,10 +254,78 @@ pub enum Outcome {
     OutOfBudget,
     /// The back end refused the program with an error.
     CRefused,
-    /// C was generated (and not run).
+    /// C was generated (and not run); the optimised program, where there was one, was not
+    /// comparable with the original in the interpreter.
     Generated,
+    /// C was generated, and the optimised program agrees with the original in the
+    /// interpreter (the result's sizes).
+    Interpreted(Vec<u64>),
     /// C was generated and run: its result.
     Ran(CRun),
+    /// `risec prove` refused its input (unknown rule, different types, …) with an error.
+    ProveRefused,
+    /// `risec prove` searched: whether it found the goal, and whether start and goal were
+    /// compared in the interpreter (they agreed).
+    Proved {
+        /// The goal was found.
+        found: bool,
+        /// Start and goal were evaluated and agreed.
+        checked: bool,
+    },
+    /// `risec la` refused the file with an error.
+    LaRefused,
+    /// `risec la` ran: its plan (checked against the outputs where they were small enough) and
+    /// its assertions.
+    La {
+        /// Assertions proven (each checked numerically where small enough).
+        proven: usize,
+        /// Assertions not proven within the limits.
+        unproven: usize,
+    },
+}
+
+impl Outcome {
+    /// A short name, for the campaign's counts.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::ProgramRefused => "program refused with diagnostics",
+            Outcome::SketchRefused => "sketch file refused with diagnostics",
+            Outcome::NotFound => "search found nothing within its limits",
+            Outcome::OutOfBudget => "run budget ran out",
+            Outcome::CRefused => "back end refused with an error",
+            Outcome::Generated => "C generated (not run)",
+            Outcome::Interpreted(_) => "C generated, result agrees in the interpreter",
+            Outcome::Ran(CRun::Matched(_)) => "C run: matches the interpreter",
+            Outcome::Ran(CRun::Refused(_)) => "C run: refused the sizes (non-zero return)",
+            Outcome::Ran(CRun::NotComparable(_)) => "C run: not comparable",
+            Outcome::ProveRefused => "prove: refused with an error",
+            Outcome::Proved {
+                found: true,
+                checked: true,
+            } => "prove: found, start and goal agree",
+            Outcome::Proved { found: true, .. } => "prove: found (not comparable)",
+            Outcome::Proved { found: false, .. } => "prove: not found within the limits",
+            Outcome::LaRefused => "la: refused with an error",
+            Outcome::La { unproven: 0, .. } => "la: plan, every assertion proven",
+            Outcome::La { .. } => "la: plan, an assertion not proven",
+        }
+    }
+
+    /// Its class in the campaign's table: a refusal is an error, a search stopped by a limit
+    /// is a limit, everything else ok.
+    pub fn class(&self) -> Class {
+        match self {
+            Outcome::ProgramRefused
+            | Outcome::SketchRefused
+            | Outcome::CRefused
+            | Outcome::ProveRefused
+            | Outcome::LaRefused => Class::Error,
+            Outcome::NotFound | Outcome::OutOfBudget | Outcome::Proved { found: false, .. } => {
+                Class::Limit
+            }
+            _ => Class::Ok,
+        }
+    }
 }
 
 /// Something a case must never do.
@@ -208,15 +343,31 @@ pub enum Defect {
     /// An internal compiler error.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A result that is not true: an optimised program that computes something else than the
+    /// original in the interpreter, a `prove` goal or a proven `.la` assertion that differs
+    /// numerically from its start, a `.la` plan that differs from its outputs.
+    #[error("wrong result: {0}")]
+    Wrong(String),
     /// Generated C that is wrong.
     #[error(transparent)]
     C(#[from] CDefect),
 }
 
+impl Defect {
+    /// Its class in the campaign's table.
+    pub fn class(&self) -> Class {
+        match self {
+            Defect::Panic(_) => Class::Panic,
+            Defect::Wrong(_) | Defect::C(CDefect::Wrong { .. }) => Class::Wrong,
+            _ => Class::Other,
+        }
+    }
+}
+
 /// How a case runs.
 #[derive(Clone, Debug)]
 pub struct CaseOptions {
-    /// The whole run's time budget.
+    /// The time budget of a case that draws none.
     pub time: Duration,
     /// Whether to compile and run the C (under sanitizers) when some is generated.
     pub run_c: bool,
@@ -224,21 +375,31 @@ pub struct CaseOptions {
     pub dir: PathBuf,
 }
 
-/// An error message a user may see: must say something, and nothing internal.
-fn check_message(text: &str) -> Result<(), Defect> {
-    let internal = text.contains("#0") || text.contains("#1") || text.contains("internal");
-    if text.trim().is_empty() || internal {
-        return Err(Defect::BadMessage(text.to_string()));
-    }
-    Ok(())
+/// A case run in process: its result and the wall time of the part its budget covers (the
+/// command risec runs, without the checks that follow).
+#[derive(Debug)]
+pub struct Finished {
+    /// What it did.
+    pub result: Result<Outcome, Defect>,
+    /// The wall time up to its result (or its panic).
+    pub elapsed: Duration,
 }
 
-/// Runs `case`, catching panics.
+/// Runs `case` in process, catching panics.
 pub fn run_case(case: &Case, options: &CaseOptions) -> Result<Outcome, Defect> {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(case, options)));
-    match result {
+    run_case_timed(case, options).result
+}
+
+/// [`run_case`], timing the budgeted part.
+pub fn run_case_timed(case: &Case, options: &CaseOptions) -> Finished {
+    let mut clock = Clock::start();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        exec::run(case, options, &mut clock)
+    }));
+    let result = match result {
         Ok(r) => r,
         Err(payload) => {
+            clock.stop();
             let msg = payload
                 .downcast_ref::<String>()
                 .cloned()
@@ -246,159 +407,38 @@ pub fn run_case(case: &Case, options: &CaseOptions) -> Result<Outcome, Defect> {
                 .unwrap_or_default();
             Err(Defect::Panic(msg))
         }
-    }
-}
-
-fn run(case: &Case, options: &CaseOptions) -> Result<Outcome, Defect> {
-    let parse = |text: &str| crate::parse_program(&SourceFile::new("fuzz.rise", text), None);
-    match &case.input {
-        Input::EmitC { program } => {
-            let program = match parse(program) {
-                Ok(p) => p,
-                Err(e) => return refused(e, Outcome::ProgramRefused),
-            };
-            emit(&program, &program, options, case.seed)
-        }
-        Input::MainJob {
-            program,
-            sketch,
-            library,
-        } => {
-            let program = match parse(program) {
-                Ok(p) => p,
-                Err(e) => return refused(e, Outcome::ProgramRefused),
-            };
-            let dir = options.dir.join("sketches");
-            std::fs::create_dir_all(&dir).map_err(|e| Defect::Internal(e.to_string()))?;
-            let write = |name: &str, text: &str| {
-                std::fs::write(dir.join(name), text).map_err(|e| Defect::Internal(e.to_string()))
-            };
-            write("lib.sk", library)?;
-            write("fuzz.sk", &sketch.replace("../matmul/lib.sk", "lib.sk"))?;
-            let steps = match crate::load_sketch(dir.join("fuzz.sk"), &program) {
-                Ok(s) => s,
-                Err(e) => return refused(e, Outcome::SketchRefused),
-            };
-            let search = SearchOptions {
-                budget: Budget::new(options.time, 2 << 30),
-                ..SearchOptions::default()
-            };
-            let optimized = match crate::optimize(&program, &steps, &search) {
-                Ok(o) => o,
-                Err(Error::NotFound(_)) => return Ok(Outcome::NotFound),
-                Err(Error::Budget(_)) => return Ok(Outcome::OutOfBudget),
-                Err(e @ Error::IllTypedResult(_)) => return Err(Defect::IllTyped(e.to_string())),
-                Err(e) => return refused(e, Outcome::CRefused),
-            };
-            emit(&optimized.program, &program, options, case.seed)
-        }
-    }
-}
-
-/// An error that is a proper refusal, checked for its message.
-fn refused(e: Error, outcome: Outcome) -> Result<Outcome, Defect> {
-    if let Error::Internal(m) = &e {
-        return Err(Defect::Internal(m.clone()));
-    }
-    let text = match &e {
-        Error::Program(crate::LoadError::Invalid(f)) => f.render(),
-        Error::Sketch(s) => s.render(),
-        other => other.to_string(),
     };
-    check_message(&text)?;
-    Ok(outcome)
-}
-
-/// Generates C for `lowered` and, if asked, runs it against `reference`.
-fn emit(
-    lowered: &TypedProgram,
-    reference: &TypedProgram,
-    options: &CaseOptions,
-    seed: u64,
-) -> Result<Outcome, Defect> {
-    let c: CProgram = match crate::emit_c(lowered, &CodegenOptions::default()) {
-        Ok(c) => c,
-        Err(e) => return refused(e, Outcome::CRefused),
-    };
-    if !options.run_c {
-        return Ok(Outcome::Generated);
+    Finished {
+        result,
+        elapsed: clock.elapsed(),
     }
-    let dir: &Path = &options.dir.join("c");
-    Ok(Outcome::Ran(c_check::run_against_interpreter(
-        &c, lowered, reference, 24, seed, dir,
-    )?))
 }
 
-/// Counts of a campaign's outcomes and its defects (with the cases that showed them).
-#[derive(Clone, Debug, Default)]
-pub struct Tally {
-    /// Cases run.
-    pub cases: usize,
-    /// Programs refused.
-    pub program_refused: usize,
-    /// Sketch files refused.
-    pub sketch_refused: usize,
-    /// Searches that found nothing.
-    pub not_found: usize,
-    /// Budgets that ran out.
-    pub out_of_budget: usize,
-    /// Programs the back end refused.
-    pub c_refused: usize,
-    /// C generated and not run.
-    pub generated: usize,
-    /// C run and matching the interpreter.
-    pub matched: usize,
-    /// C run and refusing the sizes with a non-zero return.
-    pub refused_at_run_time: usize,
-    /// C generated but not comparable with the interpreter.
-    pub not_comparable: usize,
-    /// The defects, with their case's seed and origin.
-    pub defects: Vec<(u64, String, String)>,
+/// The wall time of a case's budgeted part: started with the case, stopped (once) before the
+/// checks that follow risec's own work.
+#[derive(Debug)]
+pub(crate) struct Clock {
+    started: Instant,
+    stopped: Option<Duration>,
 }
 
-impl Tally {
-    /// Counts one case's result.
-    pub fn add(&mut self, case: &Case, result: &Result<Outcome, Defect>) {
-        self.cases += 1;
-        match result {
-            Ok(Outcome::ProgramRefused) => self.program_refused += 1,
-            Ok(Outcome::SketchRefused) => self.sketch_refused += 1,
-            Ok(Outcome::NotFound) => self.not_found += 1,
-            Ok(Outcome::OutOfBudget) => self.out_of_budget += 1,
-            Ok(Outcome::CRefused) => self.c_refused += 1,
-            Ok(Outcome::Generated) => self.generated += 1,
-            Ok(Outcome::Ran(CRun::Matched(_))) => self.matched += 1,
-            Ok(Outcome::Ran(CRun::Refused(_))) => self.refused_at_run_time += 1,
-            Ok(Outcome::Ran(CRun::NotComparable(_))) => self.not_comparable += 1,
-            Err(d) => self
-                .defects
-                .push((case.seed, case.origin.clone(), d.to_string())),
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            started: Instant::now(),
+            stopped: None,
         }
     }
 
-    /// The counts as a table, one line each.
-    pub fn table(&self) -> String {
-        let rows = [
-            ("cases", self.cases),
-            ("program refused with diagnostics", self.program_refused),
-            ("sketch file refused with diagnostics", self.sketch_refused),
-            ("search found nothing within its limits", self.not_found),
-            ("run budget ran out", self.out_of_budget),
-            ("back end refused with an error", self.c_refused),
-            ("C generated (not run)", self.generated),
-            ("C run: matches the interpreter", self.matched),
-            (
-                "C run: refused the sizes (non-zero return)",
-                self.refused_at_run_time,
-            ),
-            (
-                "C run: not comparable (non-f32 values)",
-                self.not_comparable,
-            ),
-            ("defects", self.defects.len()),
-        ];
-        rows.iter()
-            .map(|(what, n)| format!("{n:>9}  {what}\n"))
-            .collect()
+    /// Stops the clock (a second call changes nothing).
+    pub(crate) fn stop(&mut self) {
+        if self.stopped.is_none() {
+            self.stopped = Some(self.started.elapsed());
+            isolate::announce_checks();
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.stopped.unwrap_or_else(|| self.started.elapsed())
     }
 }

@@ -40,8 +40,8 @@ mod rules;
 
 pub use check::{Assertion, Func, Input, LaProgram, Shape};
 pub use optimize::{
-    check_plan, check_plan_within, optimize, prove, Check, Extractor, LaOptions, LaPlan,
-    OptimizeError, Proof, SaturationStats,
+    check_assertion, check_plan, check_plan_within, optimize, prove, Check, Extractor, LaOptions,
+    LaPlan, OptimizeError, Proof, SaturationStats,
 };
 pub use print::number;
 

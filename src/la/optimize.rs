@@ -531,6 +531,28 @@ pub fn check_plan_within(program: &LaProgram, plan: &LaPlan, seed: u64, memory: 
     Check::Agrees(worst)
 }
 
+/// Evaluates both sides of `assertion` on the same random inputs (as [`check_plan`] does): a
+/// proven assertion must agree. `Differs` carries the assertion's text.
+pub fn check_assertion(program: &LaProgram, assertion: &Assertion, seed: u64) -> Check {
+    let mut seen = FxHashMap::default();
+    let work = dense_work(&assertion.lhs, &mut seen)
+        + dense_work(&assertion.rhs, &mut seen)
+        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
+    if work > CHECK_BUDGET {
+        return Check::TooLarge(work);
+    }
+    let inputs = eval::random_inputs(&program.inputs, seed);
+    let (lhs, lhs_scale) = eval::term_with_scale(&assertion.lhs, &inputs);
+    let (rhs, rhs_scale) = eval::term_with_scale(&assertion.rhs, &inputs);
+    let error =
+        eval::relative_error_at(&lhs, &rhs, lhs_scale.max(rhs_scale)).unwrap_or(f64::INFINITY);
+    if error > 1e-9 {
+        Check::Differs(assertion.text.clone(), error)
+    } else {
+        Check::Agrees(error)
+    }
+}
+
 /// A bound on the dense evaluator's work for a term as written; each shared term once.
 /// The entries of a term's distinct subterms as written (what the dense evaluator holds).
 fn dense_entries(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> f64 {
