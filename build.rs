@@ -1,19 +1,7 @@
-//! Generates the parsers of `grammar/*.lalrpop` with LALRPOP at build time, records the
-//! target triple (risec drives the C compiler through the `cc` crate at run time), and compiles
-//! the kernels of the criterion benchmark `benches/matmul.rs`: the generated versions in
+//! Compiles the kernels of the criterion benchmark `benches/matmul.rs`: the generated versions in
 //! `codegen/generated/` and the hand-written baselines in `codegen/baselines/`.
 
 fn main() {
-    lalrpop::Configuration::new()
-        .set_in_dir("grammar")
-        .set_out_dir(std::env::var("OUT_DIR").unwrap())
-        .emit_rerun_directives(true)
-        .process()
-        .unwrap();
-    println!(
-        "cargo:rustc-env=RISEC_TARGET={}",
-        std::env::var("TARGET").unwrap()
-    );
     compile_bench_kernels();
 }
 

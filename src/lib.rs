@@ -1,174 +1,197 @@
-//! risec: a compiler for the Rise functional array language.
+//! The `risec` command line: its arguments (`args`), the main job (`compile`), and one file
+//! per subcommand: options, usage errors, progress lines and exit statuses live here (the stages
+//! format their own reports, such as a failed step's message); the subcommands are also functions
+//! returning their output text (errors fully rendered), public with the `testkit` feature so
+//! that tests can run them without spawning processes. The library's users get [`main`] only.
 //!
-//! You write a naive program (`matmul.rise`) and *sketches* of the optimised program you want
-//! (`blocking.sk`: tiles of 32×32, k split by 4, in this loop order); risec finds an equivalent
-//! program of that shape by sketch-guided equality saturation and lowers it to C with OpenMP and
-//! vectors. The data path, one name per stage:
-//!
-//! ```text
-//! .rise ─ frontend (syntax: logos + LALRPOP; elab: De Bruijn, type inference) ─▶ core::TypedProgram
-//!   ─ sketch::resolve (a .sk file → guide steps)
-//!   ─ sketch::guided: per guide step, an eqsat e-graph (egraph, rules, runner) grown until the
-//!     step's sketch is satisfied, then sketch-constrained extraction ─▶ high-level Rise
-//!   ─ lowlevel (map → mapSeq where written, reduce → reduceSeq, lets hoisted) ─▶ low-level Rise
-//!   (pipeline runs these three under one time budget and checks the result's type)
-//!   ─ backend_c (views, acceptors, loops) ─▶ C with OpenMP and vector extensions
-//!   ─ bench (cc, verify against the naive loop, time against baselines)
-//! ```
-//!
-//! The reference interpreter (`interp`) is the ground truth every rewrite rule and every
-//! generated kernel is checked against.
-//!
-//! # The library API
-//!
-//! Five calls cover the main job: [`load_program`] reads a program file, [`parse_program`]
-//! reads program text you hold, [`load_sketch`] reads a sketch file's guide steps (checking its
-//! user rules against the interpreter; [`load_sketch_with`] may trust some), [`optimize`]
-//! runs them and lowers the result ([`optimize_with_progress`] also reports every iteration),
-//! [`emit_c`] generates C. Every failure is an [`Error`] a caller can
-//! match on; its `Display` is the message the `risec` command prints (file:line:col, the source
-//! line underlined).
-//!
-//! ```
-//! use risec::{emit_c, load_program, load_sketch, optimize, CodegenOptions, SearchOptions};
-//!
-//! let root = env!("CARGO_MANIFEST_DIR");
-//! let program = load_program(format!("{root}/examples/matmul.rise"), None)?;
-//! let steps = load_sketch(format!("{root}/sketches/matmul/blocking.sk"), &program)?;
-//! let optimized = optimize(&program, &steps, &SearchOptions::default())?;
-//! assert!(optimized.source.contains("reduceSeq"));
-//! let c = emit_c(&optimized.program, &CodegenOptions::new("mm.h"))?;
-//! assert!(c.header.contains("int matmul(int m, int n, int k, float *restrict out"));
-//! # Ok::<(), risec::Error>(())
-//! ```
-//!
-//! # Where things are
-//!
-//! | folder or file | what it holds |
-//! | --- | --- |
-//! | `ir` | what every stage shares: sizes (`nat`), types, primitives, hash-consing |
-//! | `frontend` | `.rise` text → typed program: `syntax` (lexer, parser, AST), `elab`, `load` |
-//! | `core` | the typed core IR: De Bruijn terms, beta-eta normal form, printer, size assignments (`--size`) |
-//! | `interp` | the reference interpreter and random inputs |
-//! | `eqsat` | equality saturation: `egraph`, `rewrite`, `rules` (validated), `runner`, `schedule` (and `mcts`), `explain`, `stats`, `prove` |
-//! | `sketch` | `.sk` files: syntax, `resolve` (→ guide steps), satisfaction, `extract`, `guided` search |
-//! | `pipeline` | program + guide steps → low-level program, under one time budget |
-//! | `lowlevel` | high-level Rise → low-level Rise |
-//! | `backend_c` | low-level Rise → C (`translate`, `view`, `c_ast`, `function`, `files`) |
-//! | `bench` | compile, verify and time kernels against baselines |
-//! | `la` | the linear-algebra front end (`risec la`): `.la` files, SPORES' relational equality saturation, plans |
-//! | `cli` | the `risec` command line, one file per subcommand |
-//! | `diagnostics`, `support` | error rendering; stack growth, units, atomic output files |
+//! Exit status: 0 on success, 1 on any error (usage errors included), 2 when a sketch or
+//! `risec prove`'s goal was not reached, and 128 + the signal's number (130, 143) when SIGINT,
+//! SIGTERM or SIGHUP stopped risec (its temporary files removed, `support::cleanup`).
 
-#![warn(missing_docs)]
-
-/// Declares the internal stages: `pub(crate)`, and public with the `testkit` feature, which the
-/// crate's own tests, benches and examples turn on (a dev-dependency on itself) to reach inside.
-macro_rules! stages {
-    ($($name:ident),* $(,)?) => {$(
-        #[cfg(feature = "testkit")]
-        pub mod $name;
-        #[cfg(not(feature = "testkit"))]
-        pub(crate) mod $name;
-    )*};
-}
-
-stages!(
-    backend_c,
-    bench,
-    core,
-    diagnostics,
-    eqsat,
-    frontend,
-    interp,
-    ir,
-    lowlevel,
-    pipeline,
-    sketch,
-    support
-);
-
-pub mod cli;
+mod args;
+#[cfg(feature = "testkit")]
+pub mod bench;
+#[cfg(not(feature = "testkit"))]
+mod bench;
+mod check;
+mod compile;
+mod emit_c;
+mod eval;
+#[cfg(feature = "testkit")]
 pub mod la;
+#[cfg(not(feature = "testkit"))]
+mod la;
+mod print;
+mod prove;
+mod rules;
+#[cfg(feature = "testkit")]
+pub mod verify;
+#[cfg(not(feature = "testkit"))]
+mod verify;
 
-mod error;
-// Mutation fuzzing of the whole pipeline, for the crate's tests and the fuzzing campaign.
-#[cfg(any(test, feature = "testkit"))]
-pub mod fuzz;
+#[cfg(not(feature = "testkit"))]
+pub(crate) use self::{
+    bench::bench,
+    check::check,
+    emit_c::emit_c,
+    eval::{eval, EvalOptions},
+    print::print,
+    prove::prove,
+    rules::{costs, rules},
+    verify::verify,
+};
+#[cfg(feature = "testkit")]
+pub use self::{
+    bench::{bench, BenchArgs},
+    check::check,
+    emit_c::emit_c,
+    eval::{eval, EvalOptions, OutputFormat},
+    print::print,
+    prove::{prove, ProveOutput},
+    rules::{costs, rules},
+    verify::{verify, VerifyArgs},
+};
 
-pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
-pub use crate::core::TypedProgram;
-pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
-pub use crate::eqsat::explain::{Binder, Rewrite};
-pub use crate::eqsat::runner::{Limits, StopReason};
-pub use crate::eqsat::schedule::{Scheduler, SchedulerError, Strategy};
-pub use crate::eqsat::stats;
-pub use crate::frontend::load::{FrontEndError, LoadError};
-pub use crate::pipeline::{Optimized, ResultCheckError};
-pub use crate::sketch::guided::{NotFound, Progress, SearchOptions};
-pub use crate::sketch::resolve::{GuideStep, LoadedSketch, SketchError, SketchOptions};
-pub use crate::sketch::validate::{Counterexample, RuleCheckError};
-pub use crate::support::budget::{Budget, Exhausted, Stage};
-pub use error::Error;
+use crate::eqsat::prove::ProveOptions;
+use crate::eqsat::runner::Limits;
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
 
-use std::path::Path;
-
-/// Reads, parses and type-checks the `.rise` file at `path`; the entry point is the definition
-/// named `entry`, or the file's last one.
-pub fn load_program(path: impl AsRef<Path>, entry: Option<&str>) -> Result<TypedProgram, Error> {
-    Ok(frontend::load::compile_file(path, entry)?)
+/// The `risec` binary: parses the arguments and runs the main job or a subcommand on a worker
+/// thread with a large stack; returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors are errors (status 1,
+            // so that 2 keeps meaning "goal not found").
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
+    // A signal removes the temporary files and folders of the run before risec exits.
+    crate::support::cleanup::install();
+    // Compiler passes recurse over terms; run them on a thread with a generous stack so that
+    // deep (but accepted) programs never overflow the main thread's default stack.
+    let worker = std::thread::Builder::new()
+        .name("risec".into())
+        .stack_size(256 << 20)
+        .spawn(move || match cli.command {
+            Some(command) => run(command),
+            None => compile::main_job(cli.main),
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal compiler error (the worker thread failed)");
+            ExitCode::from(101)
+        }
+    }
 }
 
-/// Parses and type-checks program text held in memory (the file's name is used in messages).
-pub fn parse_program(file: &SourceFile, entry: Option<&str>) -> Result<TypedProgram, Error> {
-    frontend::load::compile_source(file, entry).map_err(|e| Error::Program(e.into()))
+/// Runs a subcommand: its output on standard output, its error on standard error.
+fn run(command: Command) -> ExitCode {
+    let ok = |out: String| (out, ExitCode::SUCCESS);
+    let result = match command {
+        Command::Check { file, entry } => check(&file, entry.as_deref()).map(ok),
+        Command::Eval {
+            file,
+            size,
+            seed,
+            entry,
+            inputs,
+            output,
+            memory,
+        } => {
+            let options = EvalOptions {
+                sizes: size,
+                seed,
+                entry,
+                inputs,
+                output,
+                memory: memory.unwrap_or_else(crate::support::memory::default_limit),
+            };
+            eval(&file, &options).map(ok)
+        }
+        Command::Print { file, entry } => print(&file, entry.as_deref()).map(ok),
+        Command::Rules => Ok(ok(rules())),
+        Command::Costs => Ok(ok(costs())),
+        Command::Bench(args) => bench(&args).map(ok),
+        Command::Verify(args) => verify(&args).map(ok),
+        Command::La(args) => la::la(&args).map(|out| {
+            eprint!("{}", out.stderr);
+            (out.stdout, ExitCode::from(out.code))
+        }),
+        Command::EmitC {
+            file,
+            output,
+            size,
+            entry,
+            exact_sizes,
+        } => emit_c(
+            &file,
+            output.as_deref(),
+            size.as_deref(),
+            entry.as_deref(),
+            exact_sizes,
+        )
+        .map(ok),
+        Command::Prove {
+            start,
+            goal,
+            rules,
+            stats,
+            no_normalize,
+            time,
+            nodes,
+            iterations,
+            memory,
+            no_assume,
+            entry,
+            goal_entry,
+            scheduler,
+            seed,
+            explain,
+        } => {
+            let options = ProveOptions {
+                rules,
+                normalize: !no_normalize,
+                limits: Limits {
+                    time,
+                    nodes,
+                    iterations,
+                    memory: memory.unwrap_or_else(crate::support::memory::default_limit),
+                    ..Limits::default()
+                },
+                entry,
+                goal_entry,
+                assume: !no_assume,
+                strategy: crate::eqsat::schedule::Strategy { scheduler, seed },
+                explain,
+            };
+            prove(&start, &goal, &options, stats.as_deref()).map(|out| {
+                let code = if out.found { 0 } else { 2 };
+                (out.text, ExitCode::from(code))
+            })
+        }
+    };
+    match result {
+        Ok((out, code)) => {
+            print!("{out}");
+            code
+        }
+        Err(err) => {
+            eprint!("{}", err.trim_end_matches('\n'));
+            eprintln!();
+            ExitCode::from(1)
+        }
+    }
 }
 
-/// Reads the sketch file at `path` with its imports and resolves its guide steps against
-/// `program` (whose size parameters the sketches may name). Every user rule (`rule NAME : …`)
-/// is checked against the reference interpreter on random instances; a wrong one is an error
-/// with a counterexample.
-pub fn load_sketch(
-    path: impl AsRef<Path>,
-    program: &TypedProgram,
-) -> Result<Vec<GuideStep>, Error> {
-    Ok(sketch::resolve::load(path.as_ref(), program)?)
-}
-
-/// [`load_sketch`] with options: `options.trusted_rules` names user rules that are not checked
-/// against the reference interpreter (`risec … --trust-rule NAME`); the result's `warnings`
-/// say so, one line each, for the caller to show.
-pub fn load_sketch_with(
-    path: impl AsRef<Path>,
-    program: &TypedProgram,
-    options: &SketchOptions,
-) -> Result<LoadedSketch, Error> {
-    Ok(sketch::resolve::load_with(path.as_ref(), program, options)?)
-}
-
-/// Runs the guide steps on `program` (each a fresh e-graph grown until its sketch is satisfied,
-/// all steps within `options.budget`), then lowers the result to low-level Rise.
-pub fn optimize(
-    program: &TypedProgram,
-    steps: &[GuideStep],
-    options: &SearchOptions,
-) -> Result<Optimized, Error> {
-    optimize_with_progress(program, steps, options, &mut |_| {})
-}
-
-/// [`optimize`], calling `progress` after every iteration of every guide step (what `risec`'s
-/// progress lines print).
-pub fn optimize_with_progress(
-    program: &TypedProgram,
-    steps: &[GuideStep],
-    options: &SearchOptions,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<Optimized, Error> {
-    pipeline::optimize_program(program, steps, options, progress)
-}
-
-/// Compiles a low-level program (the result of `optimize`, or a program written with
-/// `mapSeq`, `reduceSeq`, `toMem`, …) to a C function and its header.
-pub fn emit_c(program: &TypedProgram, options: &CodegenOptions) -> Result<CProgram, Error> {
-    Ok(backend_c::emit_c(program, options)?)
+/// Prints the C backend's warnings about slow code to standard error, `warning: …` each.
+fn print_codegen_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
