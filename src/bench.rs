@@ -1,8 +1,8 @@
 //! The `risec bench` command line: versions from `--version NAME=FILE.rise`, then
 //! `bench::run`, the table, and the optional CSV and plot.
 
-use crate::bench::harness::BASELINES;
-use crate::bench::{BenchOptions, Version};
+use risec_bench::harness::BASELINES;
+use risec_bench::{BenchOptions, Version};
 use crate::support::output::{check_not_inputs, check_writable, write_atomically};
 use std::path::{Path, PathBuf};
 
@@ -134,7 +134,6 @@ pub fn load_version(item: &str) -> Result<Version, String> {
 
 /// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
 /// named after the file.
-#[cfg(any(test, feature = "testkit"))]
 pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
     sketch_version_with(program, sketch, &[], &mut Vec::new())
 }
@@ -179,7 +178,7 @@ pub fn sketch_version_with(
 fn is_matmul(path: &str) -> Result<bool, String> {
     let p = crate::load_program(path, None).map_err(|e| e.to_string())?;
     Ok(p.size_params == ["m", "n", "k"]
-        && crate::core::print::program_type_to_source(&p) == crate::bench::MATMUL_TYPE)
+        && crate::core::print::program_type_to_source(&p) == risec_bench::MATMUL_TYPE)
 }
 
 /// The files `risec bench` reads: the program, the sketch files and `read` (the files the
@@ -275,7 +274,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         },
         work_dir: args.keep.as_ref().map(std::path::PathBuf::from),
     };
-    let report = crate::bench::run(&versions, &options, &mut |line| eprintln!("{line}"))
+    let report = risec_bench::run(&versions, &options, &mut |line| eprintln!("{line}"))
         .map_err(|e| e.to_string())?;
     let mut out = report.table();
     if let Some(path) = &args.csv {

@@ -1,7 +1,7 @@
 //! `risec la FILE.la`: optimise linear-algebra outputs and prove assertions (see docs/la.md).
 
 use crate::eqsat::schedule::Scheduler;
-use crate::la::{self, Check, LaOptions};
+use risec_la::{self as la, Check, LaOptions};
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -248,7 +248,7 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
 /// `speed-up 2.5x`, or why there is none: a time of zero (below the clock's resolution) or not
 /// a number gives no ratio.
 pub fn speed_up(original_ms: f64, plan_ms: f64) -> String {
-    match crate::bench::speed_up(original_ms, plan_ms) {
+    match risec_bench::speed_up(original_ms, plan_ms) {
         Some(ratio) => format!("speed-up {ratio:.1}x"),
         None => "no speed-up measured (a time below the clock's resolution)".to_string(),
     }

@@ -1,46 +1,42 @@
 //! The `risec` command line: its arguments (`args`), the main job (`compile`), and one file
 //! per subcommand: options, usage errors, progress lines and exit statuses live here (the stages
 //! format their own reports, such as a failed step's message); the subcommands are also functions
-//! returning their output text (errors fully rendered), public with the `testkit` feature so
-//! that tests can run them without spawning processes. The library's users get [`main`] only.
+//! returning their output text (errors fully rendered), public so that tests can run them
+//! without spawning processes.
 //!
 //! Exit status: 0 on success, 1 on any error (usage errors included), 2 when a sketch or
 //! `risec prove`'s goal was not reached, and 128 + the signal's number (130, 143) when SIGINT,
 //! SIGTERM or SIGHUP stopped risec (its temporary files removed, `support::cleanup`).
 
+
+// The stages below this crate, under the names the code uses (`crate::ir::…`).
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+#[allow(unused_imports)]
+use risec_frontend as frontend;
+#[allow(unused_imports)]
+use risec_eqsat as eqsat;
+#[allow(unused_imports)]
+use risec_sketch as sketch;
+#[allow(unused_imports)]
+use risec_backend::{self as backend_c, lowlevel};
+#[allow(unused_imports)]
+use risec::*;
+#[allow(unused_imports)]
+use risec::pipeline;
+
 mod args;
-#[cfg(feature = "testkit")]
 pub mod bench;
-#[cfg(not(feature = "testkit"))]
-mod bench;
 mod check;
 mod compile;
 mod emit_c;
 mod eval;
-#[cfg(feature = "testkit")]
 pub mod la;
-#[cfg(not(feature = "testkit"))]
-mod la;
 mod print;
 mod prove;
 mod rules;
-#[cfg(feature = "testkit")]
 pub mod verify;
-#[cfg(not(feature = "testkit"))]
-mod verify;
 
-#[cfg(not(feature = "testkit"))]
-pub(crate) use self::{
-    bench::bench,
-    check::check,
-    emit_c::emit_c,
-    eval::{eval, EvalOptions},
-    print::print,
-    prove::prove,
-    rules::{costs, rules},
-    verify::verify,
-};
-#[cfg(feature = "testkit")]
 pub use self::{
     bench::{bench, BenchArgs},
     check::check,

@@ -1,5 +1,5 @@
-//! The `risec` binary; see `risec --help`, README.md and [`risec::cli`].
+//! The `risec` binary; see `risec --help`, README.md and [`risec_cli`].
 
 fn main() -> std::process::ExitCode {
-    risec::cli::main()
+    risec_cli::main()
 }

@@ -1,14 +1,14 @@
 //! `risec verify`, and `risec bench` for a program that is not the matmul example: versions of
 //! any entry point checked against the reference interpreter at small sizes and against the
-//! naive lowering at the benchmark sizes, then timed ([`crate::bench::generic`]).
+//! naive lowering at the benchmark sizes, then timed ([`risec_bench::generic`]).
 
 use super::bench::{load_version, sketch_version_with, BenchArgs};
-use crate::bench::generic::driver::ValueClass;
-use crate::bench::generic::verify::ERROR_FLOOR;
-use crate::bench::generic::{
+use risec_bench::generic::driver::ValueClass;
+use risec_bench::generic::verify::ERROR_FLOOR;
+use risec_bench::generic::{
     self, Checked, Kernels, Oracle, UserBaseline, Verdict, REL_ERROR_BOUND,
 };
-use crate::bench::Version;
+use risec_bench::Version;
 use crate::core::TypedProgram;
 use crate::support::cleanup::WorkDir;
 use std::fmt::Write as _;

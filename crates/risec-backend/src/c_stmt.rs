@@ -211,7 +211,6 @@ impl Stmt {
     }
 
     /// Whether any store writes to `buf`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn stores_to(&self, target: &str) -> bool {
         match self {
             Stmt::Store(Place::Mem { buf, .. }, _) | Stmt::EdgeStore { buf, .. } => buf == target,

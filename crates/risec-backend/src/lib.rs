@@ -37,12 +37,20 @@
 //! assert!(c.source.contains("out[xs_i] = xs[xs_i] * 2.0f;"));
 //! ```
 
+
+// The stages below this crate, under the names the code uses (`crate::ir::…`).
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+#[allow(unused_imports)]
+use risec_frontend as frontend;
+
 pub mod body;
 pub mod c_ast;
 pub mod c_print;
 pub mod c_stmt;
 pub mod edges;
 pub mod files;
+pub mod lowlevel;
 pub mod function;
 pub mod guards;
 pub mod ix;

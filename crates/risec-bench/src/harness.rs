@@ -35,7 +35,6 @@ pub fn baselines_dir() -> PathBuf {
 
 /// The seven versions of the TVM GEMM schedule, in order: the sketch files
 /// `sketches/matmul/VERSION.sk` (for the crate's tests, benches and examples).
-#[cfg(any(test, feature = "testkit"))]
 pub const TVM_VERSIONS: [&str; 7] = [
     "baseline",
     "blocking",

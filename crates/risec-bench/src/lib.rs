@@ -7,6 +7,17 @@
 //! (`risec bench --version NAME=FILE.rise`) or produced by the pipeline from a sketch file
 //! (`--sketch FILE.sk`).
 
+
+// The stages below this crate, under the names the code uses (`crate::ir::…`).
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+#[allow(unused_imports)]
+use risec_frontend as frontend;
+#[allow(unused_imports)]
+use risec_backend::{self as backend_c, lowlevel};
+#[allow(unused_imports)]
+use risec::{optimize, Error};
+
 pub mod generic;
 pub mod harness;
 pub mod process;

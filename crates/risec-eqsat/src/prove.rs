@@ -188,7 +188,6 @@ impl Problem {
 
     /// Runs the search: a fresh e-graph holding the start term, grown until the goal term is in
     /// the start's e-class or the search stops.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn search(&self, limits: &Limits) -> Outcome {
         self.search_with(limits, &Strategy::default(), false)
     }

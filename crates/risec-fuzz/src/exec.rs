@@ -7,7 +7,7 @@ use crate::backend_c::{CProgram, CodegenOptions};
 use crate::core::TypedProgram;
 use crate::diagnostics::SourceFile;
 use crate::eqsat::schedule::Strategy;
-use crate::sketch::guided::SearchOptions;
+use risec::SearchOptions;
 use crate::support::budget::{Budget, Stage};
 use crate::Error;
 use std::path::{Path, PathBuf};
@@ -210,7 +210,7 @@ fn run_la(
     time: std::time::Duration,
     clock: &mut Clock,
 ) -> Result<Outcome, Defect> {
-    use crate::la;
+    use risec_la as la;
     let program = match la::parse(&SourceFile::new("fuzz.la", text)) {
         Ok(p) => p,
         Err(e) => return refused_with(&e.to_string(), Outcome::LaRefused),

@@ -329,7 +329,7 @@ mod tests {
         for seed in 0..40 {
             let text = generated(&mut Rng::new(seed), false);
             let file = crate::diagnostics::SourceFile::new("g.la", text.as_str());
-            parsed += crate::la::parse(&file).is_ok() as usize;
+            parsed += risec_la::parse(&file).is_ok() as usize;
         }
         // Functions of negative numbers and shapes that do not broadcast are refused; most
         // files parse.

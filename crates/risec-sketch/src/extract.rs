@@ -15,7 +15,6 @@
 use super::cost::CostModel;
 use super::Sketch;
 use crate::core::Expr;
-#[cfg(any(test, feature = "testkit"))]
 use crate::core::ExprKind;
 use crate::eqsat::egraph::{OpVariant, RiseEGraph, RiseNode, RiseOp};
 use egg::{Id, Language};
@@ -450,7 +449,6 @@ fn collect_partial(s: &Sketch, satisfied: &mut dyn FnMut(&Sketch) -> bool, out: 
 }
 
 /// The cost of a term under a cost model (the sum of its nodes' costs).
-#[cfg(any(test, feature = "testkit"))]
 pub fn term_cost(e: &Expr, cost: CostModel) -> u64 {
     let node = crate::eqsat::egraph::RiseNode::new(
         match &e.kind {
@@ -473,7 +471,6 @@ pub fn term_cost(e: &Expr, cost: CostModel) -> u64 {
     }
 }
 
-#[cfg(any(test, feature = "testkit"))]
 fn arity(e: &Expr) -> usize {
     match &e.kind {
         ExprKind::App(..) => 2,

@@ -21,6 +21,15 @@
 //! assert!(parse_sketch("contains(map (fun => ?) ?)").is_ok());
 //! ```
 
+
+// The stages below this crate, under the names the code uses (`crate::ir::…`).
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+#[allow(unused_imports)]
+use risec_frontend as frontend;
+#[allow(unused_imports)]
+use risec_eqsat as eqsat;
+
 pub mod ast;
 pub mod closest;
 pub mod cost;

@@ -23,7 +23,6 @@ pub fn parse_file(source: &str) -> Result<Vec<Item>, Vec<Diagnostic>> {
 }
 
 /// Parses one sketch expression (used by tests and by `risec` options that take a sketch).
-#[cfg(any(test, feature = "testkit"))]
 pub fn parse_sketch(source: &str) -> Result<SkExpr, Vec<Diagnostic>> {
     let tokens = lex(source)?;
     grammar::SkParser::new()

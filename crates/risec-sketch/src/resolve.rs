@@ -140,7 +140,6 @@ pub fn load_with(
 
 /// Loads sketch text given directly (the file name is used in messages; imports are resolved
 /// relative to the current directory).
-#[cfg(any(test, feature = "testkit"))]
 pub fn load_source(
     name: &str,
     text: &str,

@@ -62,39 +62,19 @@
 
 #![warn(missing_docs)]
 
-/// Declares the internal stages: `pub(crate)`, and public with the `testkit` feature, which the
-/// crate's own tests, benches and examples turn on (a dev-dependency on itself) to reach inside.
-macro_rules! stages {
-    ($($name:ident),* $(,)?) => {$(
-        #[cfg(feature = "testkit")]
-        pub mod $name;
-        #[cfg(not(feature = "testkit"))]
-        pub(crate) mod $name;
-    )*};
-}
-
-stages!(
-    backend_c,
-    bench,
-    core,
-    diagnostics,
-    eqsat,
-    frontend,
-    interp,
-    ir,
-    lowlevel,
-    pipeline,
-    sketch,
-    support
-);
-
-pub mod cli;
-pub mod la;
+/// The pipeline behind [`optimize`]: the guide steps, lowering and the check of the result's type.
+pub mod pipeline;
 
 mod error;
-// Mutation fuzzing of the whole pipeline, for the crate's tests and the fuzzing campaign.
-#[cfg(any(test, feature = "testkit"))]
-pub mod fuzz;
+
+// The stage crates, under the names the code uses (`crate::sketch::…`).
+#[allow(unused_imports)]
+use risec_backend::{self as backend_c, lowlevel};
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+use risec_eqsat as eqsat;
+use risec_frontend as frontend;
+use risec_sketch as sketch;
 
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;

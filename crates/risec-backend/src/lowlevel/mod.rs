@@ -21,7 +21,6 @@ mod restructure;
 /// Lowers a program (see the module documentation); the result has the same type. Before the
 /// positions are decided, `let`s are hoisted and maps fused into the maps that write them
 /// ([`restructure`]).
-#[cfg(any(test, feature = "testkit"))]
 pub fn lower(p: &TypedProgram) -> TypedProgram {
     match lower_within(p, &Budget::new(std::time::Duration::MAX, u64::MAX)) {
         Ok(lowered) => lowered,
@@ -75,7 +74,6 @@ fn on_body(e: &Expr, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
 
 /// Whether a term still has high-level computations the C backend cannot take (`reduce`, or a
 /// `map` in a written position); lists them by name.
-#[cfg(any(test, feature = "testkit"))]
 pub fn remaining_high_level(e: &Expr) -> Vec<&'static str> {
     let mut out = Vec::new();
     walk_prims(e, &mut |p| {
@@ -86,7 +84,6 @@ pub fn remaining_high_level(e: &Expr) -> Vec<&'static str> {
     out
 }
 
-#[cfg(any(test, feature = "testkit"))]
 fn walk_prims(e: &Expr, f: &mut dyn FnMut(Primitive)) {
     match &e.kind {
         ExprKind::Prim(p) => f(*p),

@@ -177,13 +177,11 @@ fn program_to_source_plain(p: &TypedProgram) -> String {
 }
 
 /// Writes a closed term as an expression.
-#[cfg(any(test, feature = "testkit"))]
 pub fn expr_to_source(e: &Expr) -> String {
     Printer::default().expr(e, Prec::Lowest)
 }
 
 /// Writes a closed type.
-#[cfg(any(test, feature = "testkit"))]
 pub fn type_to_source(t: &Type) -> String {
     Printer::default().ty(t)
 }

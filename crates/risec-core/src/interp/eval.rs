@@ -123,19 +123,15 @@ fn compile_spine_unguarded(expr: &Expr) -> Node {
 
 /// A term compiled once for repeated evaluation (for example on many random inputs).
 #[derive(Debug)]
-#[cfg(any(test, feature = "testkit"))]
 pub struct Compiled(Node);
 
-#[cfg(any(test, feature = "testkit"))]
 impl Compiled {
     /// Compiles a term.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn new(expr: &Expr) -> Compiled {
         Compiled(compile(expr))
     }
 
     /// Evaluates the compiled term in `env`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn eval(&self, env: &Env) -> Result<Value, EvalError> {
         eval_node(&self.0, env)
     }

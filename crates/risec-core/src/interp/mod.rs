@@ -27,14 +27,11 @@ mod value;
 mod tests;
 
 pub use eval::{apply, apply_nat, eval};
-#[cfg(any(test, feature = "testkit"))]
 pub use eval::Compiled;
 pub use value::Value;
-#[cfg(any(test, feature = "testkit"))]
 pub use value::Function;
 
 use crate::core::TypedProgram;
-#[cfg(any(test, feature = "testkit"))]
 use crate::core::Expr;
 use crate::ir::nat::{self, Nat, NatAtom, NatEvalError};
 use crate::ir::types::{Type, TypeNode};
@@ -192,7 +189,6 @@ fn list_get<T>(mut list: &List<T>, index: u32) -> Option<&T> {
     None
 }
 
-#[cfg(any(test, feature = "testkit"))]
 fn list_len<T>(mut list: &List<T>) -> usize {
     let mut n = 0;
     while let Some(cell) = list {
@@ -218,7 +214,6 @@ impl Env {
 
     /// An environment binding `values` and `sizes`, each given outermost first: the last
     /// element of each slice gets De Bruijn index 0.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn from_slices(values: &[Value], sizes: &[u64]) -> Env {
         let mut env = Env::new();
         for v in values {
@@ -263,13 +258,11 @@ impl Env {
     }
 
     /// How many expression variables are bound.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn num_values(&self) -> usize {
         list_len(&self.values)
     }
 
     /// How many size variables are bound.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn num_nats(&self) -> usize {
         list_len(&self.nats)
     }
@@ -281,7 +274,7 @@ impl Env {
 }
 
 /// Evaluates a size, looking up nat De Bruijn indices with `lookup`.
-pub(crate) fn eval_nat_in(n: &Nat, lookup: &dyn Fn(u32) -> Option<u64>) -> Result<u64, EvalError> {
+pub fn eval_nat_in(n: &Nat, lookup: &dyn Fn(u32) -> Option<u64>) -> Result<u64, EvalError> {
     if let Some(v) = n.as_integer() {
         if let Ok(v) = u64::try_from(v) {
             return Ok(v);
@@ -304,7 +297,7 @@ pub(crate) fn env_lookup(nat_env: &[u64]) -> impl Fn(u32) -> Option<u64> + '_ {
 }
 
 /// A lookup for a slice of sizes given outermost first (the last one is nat index 0).
-pub(crate) fn slice_lookup(sizes: &[u64]) -> impl Fn(u32) -> Option<u64> + '_ {
+pub fn slice_lookup(sizes: &[u64]) -> impl Fn(u32) -> Option<u64> + '_ {
     move |i| sizes.len().checked_sub(i as usize + 1).map(|k| sizes[k])
 }
 
@@ -398,7 +391,6 @@ pub fn run_program(p: &TypedProgram, sizes: &[u64], args: Vec<Value>) -> Result<
 
 /// Evaluates an open term with `values` for its free expression variables and `sizes` for its
 /// free nat variables, both outermost first: [`eval()`] with [`Env::from_slices`].
-#[cfg(any(test, feature = "testkit"))]
 pub fn eval_with(expr: &Expr, values: &[Value], sizes: &[u64]) -> Result<Value, EvalError> {
     eval(expr, &Env::from_slices(values, sizes))
 }

@@ -9,7 +9,6 @@
 
 use super::program_signature;
 use super::sampling::Scalars;
-#[cfg(any(test, feature = "testkit"))]
 use super::slice_lookup;
 use super::value::Value;
 use super::{env_lookup, eval_nat_in, EvalError, MAX_ELEMENTS};
@@ -165,7 +164,6 @@ fn gen(
 }
 
 /// Whether every size in a data type evaluates, and no `idx[0]` occurs (so values exist).
-#[cfg(any(test, feature = "testkit"))]
 fn sizes_ok(ty: &Type, lookup: &dyn Fn(u32) -> Option<u64>) -> bool {
     match ty.get() {
         TypeNode::Scalar(_) => true,
@@ -182,7 +180,6 @@ fn sizes_ok(ty: &Type, lookup: &dyn Fn(u32) -> Option<u64>) -> bool {
 /// every divisibility fact holds and every size in the parameter and result types evaluates to
 /// a natural number (half of the draws are powers of two, which satisfy most facts). Errors
 /// when 1000 draws find none.
-#[cfg(any(test, feature = "testkit"))]
 pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64>, EvalError> {
     let max = max.max(1);
     let (params, result) = program_signature(p)?;
@@ -226,7 +223,6 @@ pub fn random_sizes(p: &TypedProgram, max: u64, rng: &mut Rng) -> Result<Vec<u64
 
 /// Random arguments for every value parameter of a program, at `sizes` given in the order of
 /// the program's size parameters (outermost first, as for [`super::run_program`]).
-#[cfg(any(test, feature = "testkit"))]
 pub fn random_args(
     p: &TypedProgram,
     sizes: &[u64],

@@ -76,7 +76,6 @@ impl Constants {
     }
 
     /// Adds the constants of a core term's literals.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn add_literals(&mut self, e: &crate::core::Expr) {
         use crate::core::{ExprKind, Literal};
         let mut stack = vec![e];
@@ -101,7 +100,6 @@ impl Constants {
 
 /// Which classes the trials of a check draw from.
 // Only the library's validation (tests, `testkit`) picks a schedule other than the default.
-#[cfg_attr(not(any(test, feature = "testkit")), allow(dead_code))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Schedule {
     /// Every trial draws [`ScalarClass::Small`] values (the behaviour of [`super::random`]).
@@ -218,7 +216,6 @@ impl Scalars {
     }
 
     /// The classes drawn from.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn classes(&self) -> &[ScalarClass] {
         &self.classes
     }

@@ -107,14 +107,12 @@ impl Value {
     }
 
     /// An array of `f32`s.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn f32_array(xs: &[f32]) -> Value {
         Value::array(xs.iter().map(|&x| Value::F32(x)))
     }
 
     /// A row-major matrix of `f32`s (`rows.cols.f32`) from a flat slice; `None` when the slice
     /// does not hold exactly `rows * cols` elements.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn f32_matrix(rows: usize, cols: usize, flat: &[f32]) -> Option<Value> {
         if rows.checked_mul(cols)? != flat.len() {
             return None;
@@ -130,13 +128,11 @@ impl Value {
     }
 
     /// A vector of the given lanes.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn vector(lanes: impl IntoIterator<Item = Value>) -> Value {
         Value::Vector(lanes.into_iter().collect::<Vec<_>>().into())
     }
 
     /// The elements, if this is an array.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_array(&self) -> Option<&[Value]> {
         match self {
             Value::Array(xs) => Some(xs),
@@ -145,7 +141,6 @@ impl Value {
     }
 
     /// The lanes, if this is a vector.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_vector(&self) -> Option<&[Value]> {
         match self {
             Value::Vector(xs) => Some(xs),
@@ -154,7 +149,6 @@ impl Value {
     }
 
     /// The components, if this is a pair.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_pair(&self) -> Option<(&Value, &Value)> {
         match self {
             Value::Pair(p) => Some((&p.0, &p.1)),
@@ -163,7 +157,6 @@ impl Value {
     }
 
     /// The number, if this is an `f32`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_f32(&self) -> Option<f32> {
         match self {
             Value::F32(x) => Some(*x),
@@ -172,7 +165,6 @@ impl Value {
     }
 
     /// The number, if this is an `f64`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::F64(x) => Some(*x),
@@ -181,7 +173,6 @@ impl Value {
     }
 
     /// The number, if this is an `i32`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_i32(&self) -> Option<i32> {
         match self {
             Value::I32(x) => Some(*x),
@@ -190,7 +181,6 @@ impl Value {
     }
 
     /// The number, if this is an `i64`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Value::I64(x) => Some(*x),
@@ -199,7 +189,6 @@ impl Value {
     }
 
     /// The boolean, if this is a `bool`.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
@@ -208,7 +197,6 @@ impl Value {
     }
 
     /// The index, if this is an `idx[n]` value.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn as_idx(&self) -> Option<u64> {
         match self {
             Value::Idx(i) => Some(*i),
@@ -217,7 +205,6 @@ impl Value {
     }
 
     /// Whether this is a function value.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn is_function(&self) -> bool {
         matches!(self, Value::Fun(_))
     }

@@ -2,7 +2,6 @@
 //! structures and their counts (hash tables at their bucket counts). The `eqsat_table` example
 //! prints them next to the measured heap and resident memory.
 
-#[cfg(any(test, feature = "testkit"))]
 use super::analysis::{ReduceKey, RenameKey};
 use super::{ClassData, RiseEGraph, RiseNode};
 use std::mem::size_of;
@@ -40,7 +39,6 @@ pub fn imminent_growth(egraph: &RiseEGraph) -> usize {
 }
 
 /// Estimated bytes per component of `egraph`, largest share first.
-#[cfg(any(test, feature = "testkit"))]
 pub fn footprint(egraph: &RiseEGraph) -> Vec<(&'static str, usize)> {
     let node = size_of::<RiseNode>();
     let memo = egraph.total_size();

@@ -7,7 +7,6 @@
 //! the e-graph.
 
 mod analysis;
-#[cfg(any(test, feature = "testkit"))]
 pub mod enumerate;
 mod footprint;
 mod indices;
@@ -15,12 +14,9 @@ mod lang;
 mod nat_handles;
 
 pub use analysis::{ClassData, RiseEGraph};
-#[cfg(any(test, feature = "testkit"))]
 pub use analysis::{type_free_nats, RiseAnalysis};
 pub use footprint::imminent_growth;
-#[cfg(any(test, feature = "testkit"))]
 pub use footprint::footprint;
-#[cfg(any(test, feature = "testkit"))]
 pub use indices::{FreeIndices, IndexBuf, Indices};
 pub use lang::{OpVariant, RiseNode, RiseOp};
 
@@ -155,7 +151,6 @@ pub fn add_nat_beta(egraph: &mut RiseEGraph, body: Id, value: &Nat) -> Id {
 }
 
 /// A class holding a node of another type: the typed e-graph invariant is broken.
-#[cfg(any(test, feature = "testkit"))]
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("class {class} of type {class_type} holds node {node} of type {}", node.ty)]
 pub struct TypeInvariantError {
@@ -169,7 +164,6 @@ pub struct TypeInvariantError {
 
 /// Checks the typed e-graph invariant: every node of a class has the class's type. Returns the
 /// first offending class.
-#[cfg(any(test, feature = "testkit"))]
 pub fn check_types(egraph: &RiseEGraph) -> Result<(), TypeInvariantError> {
     for class in egraph.classes() {
         for node in &class.nodes {

@@ -170,7 +170,6 @@ pub fn root_matches(pat: &Pat, op: OpVariant) -> bool {
 }
 
 /// Every match of `pat` in the e-graph: `(class, bindings)` pairs, at most `limit`.
-#[cfg(any(test, feature = "testkit"))]
 pub fn search(
     egraph: &RiseEGraph,
     pat: &Pat,

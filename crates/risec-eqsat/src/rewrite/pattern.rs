@@ -143,7 +143,6 @@ pub struct RuleSignature<'a> {
 }
 
 /// Compiles `lhs => rhs` with no parameters.
-#[cfg(any(test, feature = "testkit"))]
 pub fn compile(lhs: &str, rhs: &str) -> Result<CompiledRule, Diagnostic> {
     compile_with(lhs, rhs, &RuleSignature::default())
 }

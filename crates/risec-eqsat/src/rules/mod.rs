@@ -7,7 +7,6 @@
 //! vectorisation rules.
 
 mod library;
-#[cfg(any(test, feature = "testkit"))]
 pub mod validate;
 pub mod vectorize;
 

@@ -217,7 +217,6 @@ impl InferState {
     }
 
     /// Makes two sizes equal, solving a size variable that occurs linearly in their difference.
-    #[cfg(any(test, feature = "testkit"))]
     pub fn unify_nat(&mut self, a: &Nat, b: &Nat, span: Span) -> Result<(), UnifyError> {
         self.unify_nat_at(a, b, 0, span)
     }

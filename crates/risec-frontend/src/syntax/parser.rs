@@ -46,7 +46,6 @@ pub fn parse_expr(source: &str) -> Result<ast::Expr, Vec<Diagnostic>> {
 }
 
 /// Parses a single type (for tests and tools that work on types).
-#[cfg(any(test, feature = "testkit"))]
 pub fn parse_type(source: &str) -> Result<ast::TypeExpr, Vec<Diagnostic>> {
     run(source, |tokens| grammar::TypeParser::new().parse(tokens)).map(|n| n.node)
 }

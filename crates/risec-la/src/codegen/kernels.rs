@@ -114,8 +114,8 @@ impl DenseKernel {
         let program = self.program()?;
         let lowered = match sketch.filter(|_| self == DenseKernel::MatMul) {
             Some(path) => {
-                let steps = crate::load_sketch(path, &program).map_err(sketch_context(path))?;
-                crate::optimize(&program, &steps, &crate::SearchOptions::default())
+                let steps = risec::load_sketch(path, &program).map_err(sketch_context(path))?;
+                risec::optimize(&program, &steps, &risec::SearchOptions::default())
                     .map_err(sketch_context(path))?
                     .program
             }
@@ -134,7 +134,7 @@ impl DenseKernel {
 
 /// Says which kernel a matmul sketch's error is about: its messages speak of Rise, not of
 /// `.la`.
-fn sketch_context(path: &std::path::Path) -> impl Fn(crate::Error) -> String + '_ {
+fn sketch_context(path: &std::path::Path) -> impl Fn(risec::Error) -> String + '_ {
     move |e| {
         format!(
             "{}\n  (while compiling the plan's matrix products with --matmul-sketch {}: it must describe a matrix multiplication)",
@@ -148,7 +148,7 @@ fn sketch_context(path: &std::path::Path) -> impl Fn(crate::Error) -> String + '
 /// come before any work) and returns the files it reads: the sketch and its imports.
 pub fn matmul_sketch_files(sketch: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
     let program = DenseKernel::MatMul.program()?;
-    crate::load_sketch_with(sketch, &program, &crate::SketchOptions::default())
+    risec::load_sketch_with(sketch, &program, &risec::SketchOptions::default())
         .map(|loaded| loaded.files)
         .map_err(sketch_context(sketch))
 }
