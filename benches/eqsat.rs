@@ -17,9 +17,9 @@
 //! ```
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use risec::eqsat::growth::{chain_problem, Goal, GOALS};
-use risec::eqsat::prove::Problem;
-use risec::eqsat::runner::Limits;
+use risec_eqsat::growth::{chain_problem, Goal, GOALS};
+use risec_eqsat::prove::Problem;
+use risec_eqsat::runner::Limits;
 use std::hint::black_box;
 
 fn load(goal: &Goal) -> Problem {

@@ -17,8 +17,8 @@
 mod big_stack;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use risec::diagnostics::SourceFile;
-use risec::frontend::load::compile_source;
+use risec_core::diagnostics::SourceFile;
+use risec_frontend::load::compile_source;
 use std::hint::black_box;
 
 /// `def f_0 … def f_{n-1}`, each calling the one before.

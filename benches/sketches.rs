@@ -15,26 +15,26 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use risec::pipeline::optimize_program;
-use risec::sketch::guided::SearchOptions;
+use risec_sketch::guided::SearchOptions;
 use std::hint::black_box;
 use std::path::Path;
 
 /// The seven versions of the TVM GEMM schedule, in order.
-const VERSIONS: [&str; 7] = risec::bench::harness::TVM_VERSIONS;
+const VERSIONS: [&str; 7] = risec_bench::harness::TVM_VERSIONS;
 
 /// The register-blocked (BLIS-style) versions, timed on their own.
 const REGISTER_BLOCKED: &[&str] = &["register-blocking", "register-blocking-avx512"];
 
 fn bench(c: &mut Criterion) {
     let program =
-        risec::frontend::load::compile_file("examples/matmul.rise", None).expect("matmul checks");
+        risec_frontend::load::compile_file("examples/matmul.rise", None).expect("matmul checks");
     let options = SearchOptions::default();
     let mut all = Vec::new();
     let mut group = c.benchmark_group("sketch-guided");
     group.sample_size(10);
     for v in VERSIONS.iter().chain(REGISTER_BLOCKED) {
         let path = format!("sketches/matmul/{v}.sk");
-        let steps = risec::sketch::resolve::load(Path::new(&path), &program)
+        let steps = risec_sketch::resolve::load(Path::new(&path), &program)
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         let once = optimize_program(&program, &steps, &options, &mut |_| {})
             .unwrap_or_else(|_| panic!("{v} is found"));

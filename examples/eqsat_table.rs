@@ -10,12 +10,12 @@
 //! before issue 8: one pass of every rule per iteration), "new" the default. Run `memory` on its
 //! own: peak resident memory is per process.
 
-use risec::eqsat::egraph::{self, RiseEGraph};
-use risec::eqsat::growth::{chain_problem, GOALS};
-use risec::eqsat::prove::Problem;
-use risec::eqsat::rewrite::Assumptions;
-use risec::eqsat::runner::{self, Limits};
-use risec::support::memory::{peak_memory, resident_memory};
+use risec_eqsat::egraph::{self, RiseEGraph};
+use risec_eqsat::growth::{chain_problem, GOALS};
+use risec_eqsat::prove::Problem;
+use risec_eqsat::rewrite::Assumptions;
+use risec_eqsat::runner::{self, Limits};
+use risec_core::support::memory::{peak_memory, resident_memory};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -131,7 +131,7 @@ fn goals() {
 
 /// Every rule of the library, size parameters at 32.
 fn all_rules() -> String {
-    risec::eqsat::rules::catalogue()
+    risec_eqsat::rules::catalogue()
         .iter()
         .map(|r| {
             if r.params.is_empty() {
@@ -148,7 +148,7 @@ fn all_rules() -> String {
 fn memory(nodes: usize) {
     // The chain of 5 with every rule of the library: a search that cannot finish.
     let chain = chain_problem(5);
-    let options = risec::eqsat::prove::ProveOptions {
+    let options = risec_eqsat::prove::ProveOptions {
         rules: all_rules(),
         ..Default::default()
     };

@@ -1,4 +1,4 @@
-//! A fuzzing campaign over the whole pipeline (`risec::fuzz`): cases of the chosen families
+//! A fuzzing campaign over the whole pipeline (`risec_fuzz`): cases of the chosen families
 //! (mutated sketch files and programs, offset sizes and large splits, `prove` goals, `.la`
 //! files, budgets), each run in process or, with `--isolate`, in a child process under a
 //! watchdog and an address-space limit, so that hangs and aborts are counted. Prints the table
@@ -27,8 +27,8 @@
 //!   folder and `risec` command, and its result;
 //! * `--run-one FAMILY:SEED`: the child's mode (used by `--isolate`).
 
-use risec::fuzz::isolate::{self, Isolation};
-use risec::fuzz::{self, Case, CaseOptions, Family, Record, Tally};
+use risec_fuzz::isolate::{self, Isolation};
+use risec_fuzz::{self as fuzz, Case, CaseOptions, Family, Record, Tally};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -187,7 +187,7 @@ fn main() {
         .unwrap_or_else(|| Family::ALL.to_vec());
     let memory_cap = value(&args, "--memory-cap")
         .map(|v| {
-            risec::support::units::parse_size(v).unwrap_or_else(|e| {
+            risec_core::support::units::parse_size(v).unwrap_or_else(|e| {
                 eprintln!("--memory-cap {v}: {e}");
                 std::process::exit(1)
             })

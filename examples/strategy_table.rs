@@ -14,7 +14,7 @@
 //! wall time (every step with its sketch checks and extraction, as `--stats` reports it), its
 //! e-nodes at the end (of the last step), and the process's peak resident memory.
 
-use risec::bench::harness::TVM_VERSIONS;
+use risec_bench::harness::TVM_VERSIONS;
 use risec::{Budget, Scheduler, SearchOptions, Strategy};
 use std::process::Command;
 use std::time::Duration;
@@ -83,7 +83,7 @@ fn one(program: &str, sketch: &str, scheduler: &str, seed: u64, time: Duration) 
     let p = risec::load_program(program, None).unwrap_or_else(|e| panic!("{e}"));
     let steps = risec::load_sketch(sketch, &p).unwrap_or_else(|e| panic!("{e}"));
     let options = SearchOptions {
-        budget: Budget::new(time, risec::support::memory::default_limit()),
+        budget: Budget::new(time, risec_core::support::memory::default_limit()),
         strategy: Strategy {
             scheduler: scheduler.parse().unwrap_or_else(|e| panic!("{e}")),
             seed,
@@ -105,7 +105,7 @@ fn one(program: &str, sketch: &str, scheduler: &str, seed: u64, time: Duration) 
             .map(|s| s.step_time.unwrap_or(s.summary.time).as_secs_f64())
             .sum(),
         nodes: stats.last().map_or(0, |s| s.summary.nodes),
-        peak_mib: risec::support::memory::peak_memory().unwrap_or(0) as f64 / (1 << 20) as f64,
+        peak_mib: risec_core::support::memory::peak_memory().unwrap_or(0) as f64 / (1 << 20) as f64,
     };
     println!("{}", serde_json::to_string(&run).expect("serialises"));
 }

@@ -90,7 +90,7 @@ fn every_sketch_matches_naive_c_at_every_size_of_the_sweep() {
 /// Verifies every kernel that accepts the sizes (return code 0) against the naive loop;
 /// returns their names.
 fn verify_accepting((m, n, k): (u32, u32, u32), threads: u32) -> Vec<String> {
-    use risec::bench::harness::REL_ERROR_BOUND;
+    use risec_bench::harness::REL_ERROR_BOUND;
     let mut names = Vec::new();
     for (name, rc, err) in common::verify_lines(kernels(), (m, n, k), "naive (C)", threads) {
         if rc != 0 {

@@ -9,12 +9,12 @@
 //! searches to compare schedulers with, which the default scheduler does not finish. Tiled
 //! stencils of `tests/sketches/` join them (inputs with a border, sizes rounded up).
 
-use risec::backend_c::edges::SizeHandling;
-use risec::backend_c::{emit_c, CodegenOptions};
-use risec::bench::generic::driver::ValueClass;
-use risec::bench::generic::{self, Kernels, Oracle};
-use risec::bench::Version;
-use risec::core::TypedProgram;
+use risec_backend::edges::SizeHandling;
+use risec_backend::{emit_c, CodegenOptions};
+use risec_bench::generic::driver::ValueClass;
+use risec_bench::generic::{self, Kernels, Oracle};
+use risec_bench::Version;
+use risec_core::core::TypedProgram;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 

@@ -3,13 +3,13 @@
 //! it), overflow-proof size checks, bounded tiles and unrolling, only valid vector types, and a
 //! syntax check of the C of odd programs.
 
-use risec::backend_c::{emit_c, CProgram, CodegenOptions};
-use risec::diagnostics::SourceFile;
+use risec_backend::{emit_c, CProgram, CodegenOptions};
+use risec_core::diagnostics::SourceFile;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn program(src: &str) -> risec::core::TypedProgram {
-    risec::frontend::load::compile_source(&SourceFile::new("t.rise", src), None)
+fn program(src: &str) -> risec_core::core::TypedProgram {
+    risec_frontend::load::compile_source(&SourceFile::new("t.rise", src), None)
         .unwrap_or_else(|e| panic!("{}", e.render()))
 }
 

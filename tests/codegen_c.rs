@@ -8,9 +8,9 @@
 
 mod common;
 
-use risec::backend_c::{emit_c, CodegenOptions};
-use risec::bench::{build, Version};
-use risec::diagnostics::SourceFile;
+use risec_backend::{emit_c, CodegenOptions};
+use risec_bench::{build, Version};
+use risec_core::diagnostics::SourceFile;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -43,7 +43,7 @@ fn version(name: &str) -> Version {
     let path = root().join(format!("examples/lowlevel/{name}.rise"));
     Version {
         name: name.to_string(),
-        program: risec::frontend::load::compile_file(path.to_str().unwrap(), None).unwrap(),
+        program: risec_frontend::load::compile_file(path.to_str().unwrap(), None).unwrap(),
         exact_sizes: false,
     }
 }
@@ -163,7 +163,7 @@ fn compiled_in_sizes_drop_the_size_parameters_and_compile_cleanly() {
 /// `sizes` and compares with the interpreter's result for `reference` (the same program before
 /// lowering, or `source` itself).
 fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &[u64]) {
-    let lowered = risec::frontend::load::compile_source(&SourceFile::new("low.rise", source), None)
+    let lowered = risec_frontend::load::compile_source(&SourceFile::new("low.rise", source), None)
         .unwrap_or_else(|e| panic!("{}", e.render()));
     let options = CodegenOptions::new(&format!("{name}.h"));
     check_c_against_interpreter(name, &lowered, &options, reference, sizes);
@@ -173,14 +173,14 @@ fn check_against_interpreter(name: &str, source: &str, reference: &str, sizes: &
 /// the generated C.
 fn check_c_against_interpreter(
     name: &str,
-    lowered: &risec::core::TypedProgram,
+    lowered: &risec_core::core::TypedProgram,
     options: &CodegenOptions,
     reference: &str,
     sizes: &[u64],
-) -> risec::backend_c::CProgram {
-    use risec::interp::{self, random::Rng, Value};
+) -> risec_backend::CProgram {
+    use risec_core::interp::{self, random::Rng, Value};
     let high =
-        risec::frontend::load::compile_source(&SourceFile::new("high.rise", reference), None)
+        risec_frontend::load::compile_source(&SourceFile::new("high.rise", reference), None)
             .unwrap_or_else(|e| panic!("{}", e.render()));
     let (param_types, _) = interp::program_signature(&high).unwrap();
     let env: Vec<u64> = sizes.iter().rev().copied().collect();
@@ -229,7 +229,7 @@ fn check_c_against_interpreter(
     std::fs::write(dir.join(format!("{name}.h")), &c.header).unwrap();
     std::fs::write(dir.join("main.c"), main).unwrap();
     let exe = dir.join("prog");
-    risec::bench::harness::compile_executable(
+    risec_bench::harness::compile_executable(
         &[dir.join(format!("{name}.c")), dir.join("main.c")],
         std::slice::from_ref(&dir),
         &exe,
@@ -363,7 +363,7 @@ fn a_sketch_shaped_tile_reduction_matches_the_interpreter() {
 #[test]
 fn other_element_types_and_unused_parameters_compile_without_warnings() {
     let src = "def r {n : nat} (x : (n*4).f64) (y : n.i32) : (n*4).f64 = x |> asVector 4 |> mapPar (fun v => v * vectorFromScalar 0.5f64) |> asScalar";
-    let p = risec::frontend::load::compile_source(&SourceFile::new("r.rise", src), None).unwrap();
+    let p = risec_frontend::load::compile_source(&SourceFile::new("r.rise", src), None).unwrap();
     let c = emit_c(&p, &CodegenOptions::new("r.h")).unwrap();
     assert!(c.source.contains("(void)y;"), "{}", c.source);
     assert!(c.header.contains("#include <stdint.h>"));
@@ -432,7 +432,7 @@ fn parameters_named_like_c_keywords_macros_typedefs_and_the_backends_names_compi
         sum.join(" + ")
     );
     let mut program =
-        risec::frontend::load::compile_source(&SourceFile::new("names.rise", &src), None)
+        risec_frontend::load::compile_source(&SourceFile::new("names.rise", &src), None)
             .unwrap_or_else(|e| panic!("{}", e.render()));
     program.size_params = vec!["unix".into()];
     program.value_params = ["l_", "v_"]

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{risec, stderr, temp_file};
-use risec::diagnostics::SourceFile;
-use risec::frontend::load::compile_source;
+use risec_core::diagnostics::SourceFile;
+use risec_frontend::load::compile_source;
 
 /// The fenced blocks of `text` whose info string is `lang`, with their line numbers.
 fn blocks(text: &str, lang: &str) -> Vec<(usize, String)> {

@@ -2,11 +2,11 @@
 //! bounded growth on the chain workloads, every shipped goal still found within today's
 //! e-nodes and iterations, idempotent rule applications, and limits that hold.
 
-use risec::eqsat::egraph::{self, RiseEGraph};
-use risec::eqsat::growth::{chain_problem, GOALS};
-use risec::eqsat::rewrite::Assumptions;
-use risec::eqsat::runner::{self, Limits, StopReason};
-use risec::support::memory::resident_memory;
+use risec_eqsat::egraph::{self, RiseEGraph};
+use risec_eqsat::growth::{chain_problem, GOALS};
+use risec_eqsat::rewrite::Assumptions;
+use risec_eqsat::runner::{self, Limits, StopReason};
+use risec_core::support::memory::resident_memory;
 use std::time::Duration;
 
 fn iterations(n: usize) -> Limits {
@@ -136,9 +136,9 @@ fn a_second_application_of_the_same_match_adds_no_enode() {
 }
 
 /// Every rule of the library on the chain of five: a search that cannot finish.
-fn unbounded() -> risec::eqsat::prove::Problem {
+fn unbounded() -> risec_eqsat::prove::Problem {
     let chain = chain_problem(5);
-    let rules: Vec<String> = risec::eqsat::rules::catalogue()
+    let rules: Vec<String> = risec_eqsat::rules::catalogue()
         .iter()
         .map(|r| {
             let args: Vec<&str> = r.params.iter().map(|_| "32").collect();
@@ -149,11 +149,11 @@ fn unbounded() -> risec::eqsat::prove::Problem {
             }
         })
         .collect();
-    let options = risec::eqsat::prove::ProveOptions {
+    let options = risec_eqsat::prove::ProveOptions {
         rules: rules.join(","),
         ..Default::default()
     };
-    risec::eqsat::prove::Problem::new(chain.start, chain.goal, "chain", "reversed", &options)
+    risec_eqsat::prove::Problem::new(chain.start, chain.goal, "chain", "reversed", &options)
         .unwrap()
 }
 

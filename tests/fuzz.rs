@@ -6,8 +6,8 @@
 //! the test with the cases that replay it
 //! (`cargo run --release --example fuzz_campaign -- --replay FAMILY:SEED`).
 
-use risec::fuzz::isolate::{self, Isolation};
-use risec::fuzz::{self, CaseOptions, Class, Family, Record, Tally};
+use risec_fuzz::isolate::{self, Isolation};
+use risec_fuzz::{self as fuzz, CaseOptions, Class, Family, Record, Tally};
 use std::path::PathBuf;
 use std::time::Duration;
 

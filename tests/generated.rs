@@ -3,8 +3,8 @@
 //! naive kernel is the baseline sketch's), the kernels of `cargo bench --bench matmul`. This test fails when they are stale;
 //! run it with `RISEC_REGENERATE=1` to rewrite them.
 
-use risec::backend_c::{emit_c, CodegenOptions};
-use risec::bench::kernel_function;
+use risec_backend::{emit_c, CodegenOptions};
+use risec_bench::kernel_function;
 use std::path::PathBuf;
 
 const VERSIONS: [&str; 8] = [
@@ -28,7 +28,7 @@ fn generated_kernels_are_up_to_date() {
         let sketch = root.join(format!("sketches/matmul/{sketch}.sk"));
         let program = root.join("examples/matmul.rise");
         let program =
-            risec::cli::bench::sketch_version(program.to_str().unwrap(), sketch.to_str().unwrap())
+            risec_cli::bench::sketch_version(program.to_str().unwrap(), sketch.to_str().unwrap())
                 .unwrap()
                 .program;
         let function = kernel_function(v);

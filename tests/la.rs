@@ -5,7 +5,7 @@
 mod common;
 
 use common::{risec, stderr, stdout, temp_file};
-use risec::la::{self, Check, LaOptions};
+use risec_la::{self as la, Check, LaOptions};
 use risec::SourceFile;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -470,18 +470,18 @@ fn zero_rounds_are_refused_and_zero_times_give_no_speed_up() {
     #[derive(clap::Parser)]
     struct Args {
         #[command(flatten)]
-        la: risec::cli::la::LaArgs,
+        la: risec_cli::la::LaArgs,
     }
     let path = format!("{ROOT}/tests/la/kernels.la");
-    let args = risec::cli::la::LaArgs {
+    let args = risec_cli::la::LaArgs {
         rounds: 0,
         bench: true,
         ..<Args as clap::Parser>::parse_from(["la", path.as_str()]).la
     };
-    assert!(risec::cli::la::la(&args)
+    assert!(risec_cli::la::la(&args)
         .unwrap_err()
         .contains("at least 1 timed round"));
-    use risec::cli::la::speed_up;
+    use risec_cli::la::speed_up;
     assert_eq!(speed_up(3.0, 1.5), "speed-up 2.0x");
     for (a, b) in [(0.0, 0.0), (1.0, 0.0), (0.0, 2.0)] {
         assert!(

@@ -1,9 +1,9 @@
 //! Every primitive, written in source syntax, elaborated and run by the reference interpreter on
 //! concrete inputs, against results computed by hand.
 
-use risec::diagnostics::SourceFile;
-use risec::frontend::load::compile_source;
-use risec::interp::{run_program, Value};
+use risec_core::diagnostics::SourceFile;
+use risec_frontend::load::compile_source;
+use risec_core::interp::{run_program, Value};
 
 /// Compiles `src`, runs it with the given sizes and `f32` vector arguments, and renders the result.
 fn run(src: &str, sizes: &[u64], args: Vec<Value>) -> String {

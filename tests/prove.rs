@@ -87,7 +87,7 @@ fn rules_lists_every_rule_in_an_aligned_table() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let mut doc_columns = std::collections::HashSet::new();
-    for info in risec::eqsat::rules::catalogue() {
+    for info in risec_eqsat::rules::catalogue() {
         let line = text
             .lines()
             .find(|l| l.starts_with(&format!("{} ", info.signature())))

@@ -2,8 +2,8 @@
 //! examples all end in a typed program or in diagnostics, never a panic or a stack overflow.
 
 use proptest::prelude::*;
-use risec::diagnostics::SourceFile;
-use risec::frontend::load::compile_source;
+use risec_core::diagnostics::SourceFile;
+use risec_frontend::load::compile_source;
 
 const EXAMPLES: [&str; 3] = [
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul.rise")),

@@ -2,7 +2,7 @@
 //!
 //! Each catalogue rule has a test here with at least one instance program (a template whose
 //! `{F}`, `{G}`, `{H}`, `{OP}`, `{ACC}` placeholders are filled from the pools of
-//! `risec::eqsat::rules::validate::POOLS`) and 24 trials per instance (`RISEC_VALIDATION_TRIALS`
+//! `risec_eqsat::rules::validate::POOLS`) and 24 trials per instance (`RISEC_VALIDATION_TRIALS`
 //! overrides): one round of the rule alone, then every enumerated term of the program's class
 //! must evaluate like the original on random sizes (respecting the divisibilities the rule
 //! assumed) and random inputs, exactly unless the rule reassociates floating-point arithmetic.
@@ -14,9 +14,9 @@
 //! A rule without a test fails `every_catalogue_rule_is_validated`. Negative tests check that
 //! rules do not fire where their side conditions fail.
 
-use risec::eqsat::rules::validate::{applications, rounds, validate_with, Options};
-use risec::eqsat::rules::{self, catalogue};
-use risec::interp::sampling::Schedule;
+use risec_eqsat::rules::validate::{applications, rounds, validate_with, Options};
+use risec_eqsat::rules::{self, catalogue};
+use risec_core::interp::sampling::Schedule;
 
 /// An instance program, and whether it is put in beta-eta normal form first.
 struct Instance {

@@ -4,7 +4,7 @@
 
 mod common;
 use common::{risec, stderr, stdout, temp_file};
-use risec::eqsat::prove::{Problem, ProveOptions};
+use risec_eqsat::prove::{Problem, ProveOptions};
 use risec::{Limits, Scheduler, Strategy};
 
 const TILE3D: &str = "examples/goals/tile-3d.rise";

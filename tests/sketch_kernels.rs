@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-const VERSIONS: [&str; 7] = risec::bench::harness::TVM_VERSIONS;
+const VERSIONS: [&str; 7] = risec_bench::harness::TVM_VERSIONS;
 
 fn kernels() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();

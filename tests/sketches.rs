@@ -5,11 +5,11 @@
 mod common;
 
 use common::{risec, stderr, stdout, temp_file};
-use risec::core::print::program_type_to_source;
-use risec::core::TypedProgram;
-use risec::diagnostics::SourceFile;
-use risec::interp::{self, random::Rng};
-use risec::sketch::guided::SearchOptions;
+use risec_core::core::print::program_type_to_source;
+use risec_core::core::TypedProgram;
+use risec_core::diagnostics::SourceFile;
+use risec_core::interp::{self, random::Rng};
+use risec_sketch::guided::SearchOptions;
 use risec::{load_program, load_sketch, optimize, Optimized};
 
 /// Runs the main job, and checks the printed program, its C and the search's figures against
@@ -59,9 +59,9 @@ fn run(program: &str, sketch: &str) -> Optimized {
 
 /// Checks the printed result again and compares it with the original in the interpreter.
 fn verify(program: &str, out: &Optimized, sizes: &[u64]) -> TypedProgram {
-    let original = risec::frontend::load::compile_file(program, None).unwrap();
+    let original = risec_frontend::load::compile_file(program, None).unwrap();
     let reparsed =
-        risec::frontend::load::compile_source(&SourceFile::new("out.rise", &out.source), None)
+        risec_frontend::load::compile_source(&SourceFile::new("out.rise", &out.source), None)
             .unwrap_or_else(|e| panic!("result does not check:\n{}\n{}", e.render(), out.source));
     assert_eq!(
         program_type_to_source(&reparsed),
@@ -76,7 +76,7 @@ fn verify(program: &str, out: &Optimized, sizes: &[u64]) -> TypedProgram {
         assert_eq!(format!("{lowered}"), format!("{want}"));
     }
     assert!(
-        risec::lowlevel::remaining_high_level(&out.program.term).is_empty(),
+        risec_backend::lowlevel::remaining_high_level(&out.program.term).is_empty(),
         "{}",
         out.source
     );

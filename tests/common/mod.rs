@@ -123,7 +123,7 @@ pub fn size_check(
     exe: &std::path::Path,
     (m, n, k): (&str, &str, &str),
 ) -> Vec<(String, i32, bool)> {
-    use risec::bench::harness::parse_lines;
+    use risec_bench::harness::parse_lines;
     let stdout = run_driver(exe, &["sizecheck", m, n, k], 1);
     parse_lines(&stdout, "SIZECHECK")
         .into_iter()
@@ -147,7 +147,7 @@ pub fn verify_lines(
     reference: &str,
     threads: u32,
 ) -> Vec<(String, i32, f64)> {
-    use risec::bench::harness::parse_lines;
+    use risec_bench::harness::parse_lines;
     let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
     let stdout = run_driver(exe, &["verify", &m_s, &n_s, &k_s, reference], threads);
     parse_lines(&stdout, "VERIFY")
@@ -171,7 +171,7 @@ pub fn verify_kernels(
     reference: &str,
     threads: u32,
 ) -> Vec<String> {
-    use risec::bench::harness::REL_ERROR_BOUND;
+    use risec_bench::harness::REL_ERROR_BOUND;
     let mut names = Vec::new();
     for (name, rc, err) in verify_lines(exe, (m, n, k), reference, threads) {
         assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
@@ -195,8 +195,8 @@ pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> PathBuf {
 /// Like [`build_sketch_kernels`], each version `(NAME, exact_sizes)`: with `exact_sizes` the
 /// kernel alone (sizes its tiles do not divide are refused), named `NAME exact`.
 pub fn build_sketch_kernels_with(versions: &[(&str, bool)], dir: &str) -> PathBuf {
-    use risec::bench::{build, Version};
-    use risec::cli::bench::sketch_version;
+    use risec_bench::{build, Version};
+    use risec_cli::bench::sketch_version;
     let versions: Vec<Version> = versions
         .iter()
         .map(|(v, exact)| {

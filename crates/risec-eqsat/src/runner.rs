@@ -567,6 +567,15 @@ mod tests {
     use super::*;
     use crate::diagnostics::SourceFile;
 
+    #[test]
+    fn command_line_defaults_are_the_runner_defaults() {
+        // `risec prove` writes its defaults as text: `--time 10s`, and the memory default is
+        // the process's.
+        let defaults = Limits::default();
+        assert_eq!(crate::support::units::parse_duration("10s").unwrap(), defaults.time);
+        assert_eq!(crate::support::memory::default_limit(), defaults.memory);
+    }
+
     /// Runs map fission on a one-map program with a goal check that allocates `goal_bytes`
     /// per e-class id; returns why the search stopped and how often the goal was checked.
     fn search_with_goal_bytes(goal_bytes: u64) -> (StopReason, usize) {

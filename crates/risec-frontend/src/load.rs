@@ -84,9 +84,9 @@ pub fn compile_file(
     Ok(compile_source(&file, entry)?)
 }
 
-/// The typed term of a test program; panics with the rendered diagnostics if it does not compile.
-#[cfg(test)]
-pub(crate) fn test_term(source: &str) -> crate::core::Expr {
+/// The typed term of a program written in a test (this crate's and the stages' above it);
+/// panics with the rendered diagnostics if it does not compile.
+pub fn test_term(source: &str) -> crate::core::Expr {
     let file = SourceFile::new("test.rise", source);
     match compile_source(&file, None) {
         Ok(p) => p.term,
