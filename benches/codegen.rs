@@ -21,10 +21,10 @@ mod scaling;
 mod big_stack;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use risec_backend::lowlevel::lower;
 use risec_backend::{emit_c, CodegenOptions};
 use risec_core::diagnostics::SourceFile;
 use risec_frontend::load::compile_source;
-use risec_backend::lowlevel::lower;
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

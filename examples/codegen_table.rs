@@ -10,11 +10,11 @@
 #[path = "../benches/common/scaling.rs"]
 mod scaling;
 
+use risec_backend::lowlevel::lower;
 use risec_backend::{emit_c, CodegenOptions};
 use risec_core::core::print::program_to_source;
 use risec_core::diagnostics::SourceFile;
 use risec_frontend::load::compile_source;
-use risec_backend::lowlevel::lower;
 use std::time::Instant;
 
 fn row(shape: &str, generate: scaling::Generator, n: usize) {

@@ -10,12 +10,12 @@
 //! before issue 8: one pass of every rule per iteration), "new" the default. Run `memory` on its
 //! own: peak resident memory is per process.
 
+use risec_core::support::memory::{peak_memory, resident_memory};
 use risec_eqsat::egraph::{self, RiseEGraph};
 use risec_eqsat::growth::{chain_problem, GOALS};
 use risec_eqsat::prove::Problem;
 use risec_eqsat::rewrite::Assumptions;
 use risec_eqsat::runner::{self, Limits};
-use risec_core::support::memory::{peak_memory, resident_memory};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

@@ -14,8 +14,8 @@
 //! wall time (every step with its sketch checks and extraction, as `--stats` reports it), its
 //! e-nodes at the end (of the last step), and the process's peak resident memory.
 
-use risec_bench::harness::TVM_VERSIONS;
 use risec::{Budget, Scheduler, SearchOptions, Strategy};
+use risec_bench::harness::TVM_VERSIONS;
 use std::process::Command;
 use std::time::Duration;
 

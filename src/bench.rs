@@ -1,9 +1,9 @@
 //! The `risec bench` command line: versions from `--version NAME=FILE.rise`, then
 //! `bench::run`, the table, and the optional CSV and plot.
 
+use crate::support::output::{check_not_inputs, check_writable, write_atomically};
 use risec_bench::harness::BASELINES;
 use risec_bench::{BenchOptions, Version};
-use crate::support::output::{check_not_inputs, check_writable, write_atomically};
 use std::path::{Path, PathBuf};
 
 /// The arguments of `risec bench` (clap reads them from the command line).

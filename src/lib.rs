@@ -8,22 +8,21 @@
 //! `risec prove`'s goal was not reached, and 128 + the signal's number (130, 143) when SIGINT,
 //! SIGTERM or SIGHUP stopped risec (its temporary files removed, `support::cleanup`).
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
-use risec_core::{core, diagnostics, interp, ir, support};
-#[allow(unused_imports)]
-use risec_frontend as frontend;
-#[allow(unused_imports)]
-use risec_eqsat as eqsat;
-#[allow(unused_imports)]
-use risec_sketch as sketch;
-#[allow(unused_imports)]
-use risec_backend::{self as backend_c, lowlevel};
+use risec::pipeline;
 #[allow(unused_imports)]
 use risec::*;
 #[allow(unused_imports)]
-use risec::pipeline;
+use risec_backend::{self as backend_c, lowlevel};
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+#[allow(unused_imports)]
+use risec_eqsat as eqsat;
+#[allow(unused_imports)]
+use risec_frontend as frontend;
+#[allow(unused_imports)]
+use risec_sketch as sketch;
 
 mod args;
 pub mod bench;

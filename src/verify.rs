@@ -3,14 +3,14 @@
 //! naive lowering at the benchmark sizes, then timed ([`risec_bench::generic`]).
 
 use super::bench::{load_version, sketch_version_with, BenchArgs};
+use crate::core::TypedProgram;
+use crate::support::cleanup::WorkDir;
 use risec_bench::generic::driver::ValueClass;
 use risec_bench::generic::verify::ERROR_FLOOR;
 use risec_bench::generic::{
     self, Checked, Kernels, Oracle, UserBaseline, Verdict, REL_ERROR_BOUND,
 };
 use risec_bench::Version;
-use crate::core::TypedProgram;
-use crate::support::cleanup::WorkDir;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

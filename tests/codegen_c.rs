@@ -179,9 +179,8 @@ fn check_c_against_interpreter(
     sizes: &[u64],
 ) -> risec_backend::CProgram {
     use risec_core::interp::{self, random::Rng, Value};
-    let high =
-        risec_frontend::load::compile_source(&SourceFile::new("high.rise", reference), None)
-            .unwrap_or_else(|e| panic!("{}", e.render()));
+    let high = risec_frontend::load::compile_source(&SourceFile::new("high.rise", reference), None)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
     let (param_types, _) = interp::program_signature(&high).unwrap();
     let env: Vec<u64> = sizes.iter().rev().copied().collect();
     let mut rng = Rng::new(7);

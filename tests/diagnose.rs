@@ -5,9 +5,9 @@
 mod common;
 
 use common::{risec, stderr, temp_file};
+use risec::{load_program, load_sketch, optimize, Error};
 use risec_sketch::closest::MissKind;
 use risec_sketch::guided::SearchOptions;
-use risec::{load_program, load_sketch, optimize, Error};
 
 /// A 2D element-wise map: the inner loop can only be tiled by `split-join-1m` (its maps are
 /// partially applied after eta-reduction, so `split-join` matches only the outer one).

@@ -2,11 +2,11 @@
 //! bounded growth on the chain workloads, every shipped goal still found within today's
 //! e-nodes and iterations, idempotent rule applications, and limits that hold.
 
+use risec_core::support::memory::resident_memory;
 use risec_eqsat::egraph::{self, RiseEGraph};
 use risec_eqsat::growth::{chain_problem, GOALS};
 use risec_eqsat::rewrite::Assumptions;
 use risec_eqsat::runner::{self, Limits, StopReason};
-use risec_core::support::memory::resident_memory;
 use std::time::Duration;
 
 fn iterations(n: usize) -> Limits {

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{risec, stderr, stdout, temp_file};
-use risec_la::{self as la, Check, LaOptions};
 use risec::SourceFile;
+use risec_la::{self as la, Check, LaOptions};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

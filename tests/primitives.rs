@@ -2,8 +2,8 @@
 //! concrete inputs, against results computed by hand.
 
 use risec_core::diagnostics::SourceFile;
-use risec_frontend::load::compile_source;
 use risec_core::interp::{run_program, Value};
+use risec_frontend::load::compile_source;
 
 /// Compiles `src`, runs it with the given sizes and `f32` vector arguments, and renders the result.
 fn run(src: &str, sizes: &[u64], args: Vec<Value>) -> String {

@@ -14,9 +14,9 @@
 //! A rule without a test fails `every_catalogue_rule_is_validated`. Negative tests check that
 //! rules do not fire where their side conditions fail.
 
+use risec_core::interp::sampling::Schedule;
 use risec_eqsat::rules::validate::{applications, rounds, validate_with, Options};
 use risec_eqsat::rules::{self, catalogue};
-use risec_core::interp::sampling::Schedule;
 
 /// An instance program, and whether it is put in beta-eta normal form first.
 struct Instance {

@@ -4,8 +4,8 @@
 
 mod common;
 use common::{risec, stderr, stdout, temp_file};
-use risec_eqsat::prove::{Problem, ProveOptions};
 use risec::{Limits, Scheduler, Strategy};
+use risec_eqsat::prove::{Problem, ProveOptions};
 
 const TILE3D: &str = "examples/goals/tile-3d.rise";
 const TILE3D_FINAL: &str = "examples/goals/tile-3d-unguided.sk";

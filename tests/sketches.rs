@@ -5,12 +5,12 @@
 mod common;
 
 use common::{risec, stderr, stdout, temp_file};
+use risec::{load_program, load_sketch, optimize, Optimized};
 use risec_core::core::print::program_type_to_source;
 use risec_core::core::TypedProgram;
 use risec_core::diagnostics::SourceFile;
 use risec_core::interp::{self, random::Rng};
 use risec_sketch::guided::SearchOptions;
-use risec::{load_program, load_sketch, optimize, Optimized};
 
 /// Runs the main job, and checks the printed program, its C and the search's figures against
 /// the snapshots in `tests/snapshots/` (`cargo insta review` or `INSTA_UPDATE=always` after an

@@ -5,8 +5,8 @@
 //! e.g. to prove that a reduction may update its accumulator in place.
 
 use super::ix::Ix;
-use crate::support::stack::guarded;
 use crate::ir::types::ScalarType;
+use crate::support::stack::guarded;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -487,8 +487,8 @@ fn map_loads_in(
     }
 }
 
-pub use super::c_stmt::{LoopOrigin, Place, Schedule, Stmt};
 pub use super::c_print::print_stmts;
+pub use super::c_stmt::{LoopOrigin, Place, Schedule, Stmt};
 
 impl Drop for CExpr {
     /// Moves uniquely owned children out onto an explicit stack, so that dropping a deep

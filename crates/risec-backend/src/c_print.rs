@@ -89,7 +89,12 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
             let mut v = String::new();
             value.write_c_bare(&mut v);
             if ty.lanes == 1 {
-                let _ = writeln!(out, "{pad}if ({}) {buf}[{}] = {v};", guard.condition(0), idx.to_c());
+                let _ = writeln!(
+                    out,
+                    "{pad}if ({}) {buf}[{}] = {v};",
+                    guard.condition(0),
+                    idx.to_c()
+                );
             } else {
                 let _ = writeln!(
                     out,
@@ -160,5 +165,9 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
 /// write to one cache line.
 pub fn thread_slice_stride(len: &Ix, scalar: ScalarType) -> String {
     let per_line = (64 / scalar_bytes(scalar)).max(1);
-    format!("(((size_t)({}) + {}) / {per_line} * {per_line})", len.to_c(), per_line - 1)
+    format!(
+        "(((size_t)({}) + {}) / {per_line} * {per_line})",
+        len.to_c(),
+        per_line - 1
+    )
 }

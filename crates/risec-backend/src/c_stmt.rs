@@ -175,7 +175,10 @@ impl Stmt {
             }
             Stmt::IfElse {
                 then, otherwise, ..
-            } => then.iter().chain(otherwise).for_each(|s| s.for_each_expr(f)),
+            } => then
+                .iter()
+                .chain(otherwise)
+                .for_each(|s| s.for_each_expr(f)),
         }
     }
 
@@ -268,9 +271,7 @@ impl Stmt {
                 cond,
                 then,
                 otherwise,
-            } => {
-                cond.contains(name) || then.iter().chain(otherwise).any(|s| s.mentions(name))
-            }
+            } => cond.contains(name) || then.iter().chain(otherwise).any(|s| s.mentions(name)),
         }
     }
 
@@ -291,4 +292,3 @@ impl Stmt {
         }
     }
 }
-

@@ -270,7 +270,9 @@ mod tests {
         let inc = compile_source(&SourceFile::new("inc.rise", text), None).unwrap();
         match compile_to_files(&inc, None, None, false) {
             Err(e @ EmitCError::Codegen { .. }) => {
-                assert!(e.to_string().starts_with("error: `inc`: cannot generate C: "))
+                assert!(e
+                    .to_string()
+                    .starts_with("error: `inc`: cannot generate C: "))
             }
             other => panic!("{:?}", other.map(|(_, text)| text)),
         }
@@ -283,7 +285,9 @@ mod tests {
         let inc = compile_source(&file, None).unwrap();
         let e = compile_to_files(&inc, None, None, false).unwrap_err();
         let e = match e {
-            EmitCError::Codegen { program, source, .. } => EmitCError::Codegen {
+            EmitCError::Codegen {
+                program, source, ..
+            } => EmitCError::Codegen {
                 program,
                 source,
                 file: Some(file.clone()),
@@ -296,15 +300,33 @@ mod tests {
         assert!(shown.contains("^^^ `map` here"), "{shown}");
         assert!(shown.contains("--- in this definition"), "{shown}");
         // A program derived from the file (the main job's): its definition only.
-        let EmitCError::Codegen { program, source, file, .. } = e else { unreachable!() };
-        let derived = EmitCError::Codegen { program, source, file, as_written: false };
+        let EmitCError::Codegen {
+            program,
+            source,
+            file,
+            ..
+        } = e
+        else {
+            unreachable!()
+        };
+        let derived = EmitCError::Codegen {
+            program,
+            source,
+            file,
+            as_written: false,
+        };
         let shown = derived.to_string();
         assert!(shown.contains("┌─ inc.rise:3:5"), "{shown}");
-        assert!(shown.contains("compiled to C from this definition"), "{shown}");
+        assert!(
+            shown.contains("compiled to C from this definition"),
+            "{shown}"
+        );
         // Messages name the sizes as the source does, never `#0`.
         let text = "def f {n m : nat} (x : n.m.f32) : n.m.f32 = x |> mapSeq (mapSeqUnroll (fun v => v * 2.0))";
         let p = compile_source(&SourceFile::new("t.rise", text), None).unwrap();
-        let shown = compile_to_files(&p, None, None, false).unwrap_err().to_string();
+        let shown = compile_to_files(&p, None, None, false)
+            .unwrap_err()
+            .to_string();
         assert!(shown.contains("over m elements"), "{shown}");
         assert!(!shown.contains('#'), "{shown}");
     }

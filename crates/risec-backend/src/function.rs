@@ -58,7 +58,8 @@ static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
 
 /// The team size and thread number that per-thread temporaries are sliced by (with and without
 /// OpenMP); emitted after [`TEMP_ALLOC`] when a temporary is private to the threads.
-const THREAD_SLICES: &str = "/* Temporaries private to the threads of a parallel loop: one slice per thread. */
+const THREAD_SLICES: &str =
+    "/* Temporaries private to the threads of a parallel loop: one slice per thread. */
 #if defined(_OPENMP)
 #include <omp.h>
 #define RISE_THREADS() ((size_t)omp_get_max_threads())
@@ -174,9 +175,7 @@ fn emit_unnamed(
     // or refused.
     let mut plan = None;
     let mut edges_kernel = None;
-    let size_handling = if options.sizes.is_some()
-        || fact_checks.iter().all(|(_, d, _)| *d == 1)
-    {
+    let size_handling = if options.sizes.is_some() || fact_checks.iter().all(|(_, d, _)| *d == 1) {
         SizeHandling::Any
     } else if options.exact_sizes {
         SizeHandling::Exact(None)
@@ -228,8 +227,7 @@ fn emit_unnamed(
     sig_params.push(format!("{} *restrict out", scalar_c_name(out_scalar)));
     sig_params.extend(c_params);
     let signature = format!("int {fname}({})", sig_params.join(", "));
-    let static_signature =
-        |name: &str| format!("static int {name}({})", sig_params.join(", "));
+    let static_signature = |name: &str| format!("static int {name}({})", sig_params.join(", "));
 
     let mut doc = match &size_handling {
         SizeHandling::RoundedUp(_, Rounding::InKernel) => format!(
@@ -449,8 +447,8 @@ fn overflow_check(t: &Translated) -> Result<(Option<String>, bool), CodegenError
         }
     }
     overflow.dedup();
-    let line = (!overflow.is_empty())
-        .then(|| format!("    if ({}) return 3;", overflow.join(" || ")));
+    let line =
+        (!overflow.is_empty()).then(|| format!("    if ({}) return 3;", overflow.join(" || ")));
     Ok((line, checked_arithmetic))
 }
 

@@ -21,7 +21,8 @@ const LONG_LONG_BOUND: u128 = i64::MAX as u128;
 
 /// The C helpers of the checked form: overflow (and division by zero) gives `LLONG_MAX`, which
 /// propagates, and which every count check reads as too large.
-pub const CHECKED_HELPERS: &str = "/* Size arithmetic of the checks on entry: LLONG_MAX stands for a value out of range. */
+pub const CHECKED_HELPERS: &str =
+    "/* Size arithmetic of the checks on entry: LLONG_MAX stands for a value out of range. */
 static inline long long rise_size_add(long long a, long long b) {
     long long r = 0;
     if (a == LLONG_MAX || b == LLONG_MAX || __builtin_add_overflow(a, b, &r)) return LLONG_MAX;
@@ -78,9 +79,10 @@ fn positive_lower_bound(d: &Ix) -> Option<i64> {
     if let Some(c) = d.as_const() {
         return (c > 0).then_some(c);
     }
-    let sizes_only = d.terms().iter().all(|(atoms, c)| {
-        *c > 0 && atoms.iter().all(|a| matches!(a, Atom::Size(_)))
-    });
+    let sizes_only = d
+        .terms()
+        .iter()
+        .all(|(atoms, c)| *c > 0 && atoms.iter().all(|a| matches!(a, Atom::Size(_))));
     sizes_only.then_some(1)
 }
 
@@ -170,11 +172,7 @@ pub fn fact_lines(numerator: &Ix, denominator: i64, text: &str) -> (Vec<String>,
         conditions.push(format!("{value} < 0"));
     }
     if denominator != 1 {
-        let wrapped = if checked {
-            value
-        } else {
-            format!("({value})")
-        };
+        let wrapped = if checked { value } else { format!("({value})") };
         conditions.push(format!("{wrapped} % {denominator} != 0"));
     }
     lines.push(format!(

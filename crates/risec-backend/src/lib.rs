@@ -37,7 +37,6 @@
 //! assert!(c.source.contains("out[xs_i] = xs[xs_i] * 2.0f;"));
 //! ```
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
 use risec_core::{core, diagnostics, interp, ir, support};
@@ -50,10 +49,10 @@ pub mod c_print;
 pub mod c_stmt;
 pub mod edges;
 pub mod files;
-pub mod lowlevel;
 pub mod function;
 pub mod guards;
 pub mod ix;
+pub mod lowlevel;
 pub mod names;
 pub mod translate;
 pub mod view;

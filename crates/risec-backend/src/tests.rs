@@ -144,7 +144,8 @@ fn a_symbolic_temporary_inside_map_par_is_one_slice_per_thread() {
 #[test]
 fn vectors_gathered_from_strided_elements_are_warned_about() {
     let compile_warnings = |src: &str| {
-        let p = crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
+        let p =
+            crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
         emit_c(&p, &CodegenOptions::new("t.h")).unwrap().warnings
     };
     // Vectors along a column: 16 loads a row apart each.
@@ -153,7 +154,10 @@ fn vectors_gathered_from_strided_elements_are_warned_about() {
          a |> transpose |> mapSeq (fun col => col |> asVector 16 |> mapSeq (fun v => v + v) |> asScalar)",
     );
     assert_eq!(w.len(), 1, "{w:?}");
-    assert!(w[0].starts_with("`asVector 16` of `a` gathers each vector's 16 lanes"), "{w:?}");
+    assert!(
+        w[0].starts_with("`asVector 16` of `a` gathers each vector's 16 lanes"),
+        "{w:?}"
+    );
     // Along a row: one load each, no warning.
     let w = compile_warnings(
         "def f {k : nat} (a : 16.(16*k).f32) : 16.(16*k).f32 = \
@@ -167,7 +171,10 @@ fn a_program_that_transposes_copies_in_tiles() {
     let c = compile("def f {n m : nat} (a : n.m.f32) : m.n.f32 = transpose a").unwrap();
     // Tiles of 32 x 32, the last ones cut to the sizes.
     assert!(c.contains("tile_i < ((m + 31) / 32)"), "{c}");
-    assert!(c.contains("i < (m - tile_i * 32 < 32 ? m - tile_i * 32 : 32)"), "{c}");
+    assert!(
+        c.contains("i < (m - tile_i * 32 < 32 ? m - tile_i * 32 : 32)"),
+        "{c}"
+    );
     // A copy that reads along rows stays one loop per dimension.
     let c = compile("def f {n m : nat} (a : n.m.f32) : n.m.f32 = a |> split 1 |> join").unwrap();
     assert!(!c.contains("tile_i"), "{c}");

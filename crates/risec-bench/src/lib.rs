@@ -7,16 +7,15 @@
 //! (`risec bench --version NAME=FILE.rise`) or produced by the pipeline from a sketch file
 //! (`--sketch FILE.sk`).
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
+#[allow(unused_imports)]
+use risec::{optimize, Error};
+#[allow(unused_imports)]
+use risec_backend::{self as backend_c, lowlevel};
 #[allow(unused_imports)]
 use risec_core::{core, diagnostics, interp, ir, support};
 #[allow(unused_imports)]
 use risec_frontend as frontend;
-#[allow(unused_imports)]
-use risec_backend::{self as backend_c, lowlevel};
-#[allow(unused_imports)]
-use risec::{optimize, Error};
 
 pub mod generic;
 pub mod harness;
@@ -520,7 +519,13 @@ mod tests {
     #[test]
     fn shape_errors_are_typed() {
         let e = check_shape(&version("def f {n : nat} (x : n.f32) : n.f32 = x")).unwrap_err();
-        assert!(matches!(&e, BenchError::Parameters { value_params: 1, .. }));
+        assert!(matches!(
+            &e,
+            BenchError::Parameters {
+                value_params: 1,
+                ..
+            }
+        ));
         assert_eq!(
             e.to_string(),
             "error: version `v`: benchmarks need `def f {m n k : nat} (a : m.k.f32) (b : k.n.f32) \
@@ -554,6 +559,9 @@ mod tests {
             command: "cc -O3".into(),
             stderr: "boom".into(),
         };
-        assert_eq!(e.to_string(), "error: the C compiler failed (cc -O3):\nboom");
+        assert_eq!(
+            e.to_string(),
+            "error: the C compiler failed (cc -O3):\nboom"
+        );
     }
 }

@@ -152,7 +152,8 @@ pub fn run(
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
     };
-    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
     let ending = match status {
         None => Ending::TimedOut(limit.unwrap_or_default()),
         Some(s) => match s.code() {
@@ -203,7 +204,11 @@ mod tests {
         assert_eq!(sh("kill -SEGV $$", None).ending, Ending::Signal(11));
         let slow = sh("sleep 30", Some(Duration::from_millis(100)));
         assert_eq!(slow.ending, Ending::TimedOut(Duration::from_millis(100)));
-        assert!(slow.ending_text().contains("limit of 100ms"), "{}", slow.ending_text());
+        assert!(
+            slow.ending_text().contains("limit of 100ms"),
+            "{}",
+            slow.ending_text()
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! * The shipped goals of `examples/goals/`, with the rules their files name.
 
 use crate::diagnostics::SourceFile;
-use crate::prove::{Problem, ProveError, ProveOptions};
 use crate::frontend::load::compile_source;
+use crate::prove::{Problem, ProveError, ProveOptions};
 
 /// The rules of the chain workloads.
 pub const CHAIN_RULES: &str = "map-fusion,map-fission,eta,beta";

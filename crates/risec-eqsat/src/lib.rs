@@ -5,7 +5,6 @@
 //! and `risec prove`'s search ([`prove`]). With tests or the `testkit` feature, `growth` holds
 //! the workloads that measure the e-graph's growth.
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
 use risec_core::{core, diagnostics, interp, ir, support};

@@ -23,7 +23,7 @@
 //!
 //! * *progress* toward the goal, in `[0, 1]` ([`super::runner::Guide`]): for a sketch step, how
 //!   much of the sketch the root's closest partial match satisfies (its sketch nodes matched in
-//!   order and at all, over twice the sketch's size: [`crate::sketch::closest`]); for
+//!   order and at all, over twice the sketch's size: `risec_sketch::closest`); for
 //!   `risec prove`, the share of the goal's subterms already in the e-graph. Guided search wants
 //!   a program of a given shape, not the smallest one, so the shape comes first;
 //! * *cost decrease*: how much smaller the root's smallest term got, relative to the start
@@ -261,11 +261,11 @@ impl Search<'_> {
             let n = f64::from(tree[c].visits.max(1));
             tree[c].mean() + EXPLORATION * (parent / n).sqrt()
         };
-        tree[node]
-            .children
-            .iter()
-            .copied()
-            .max_by(|&a, &b| uct(a).partial_cmp(&uct(b)).unwrap_or(std::cmp::Ordering::Equal))
+        tree[node].children.iter().copied().max_by(|&a, &b| {
+            uct(a)
+                .partial_cmp(&uct(b))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
     }
 
     fn simulate(&self, rule: usize, sim: &mut Simulation) -> PassOutcome {

@@ -11,13 +11,13 @@ use crate::core::normalize::{program_normal, OutOfFuel};
 use crate::core::print::{program_nat_to_source, program_type_to_source};
 use crate::core::{Expr, TypedProgram};
 use crate::egraph::{self, RiseEGraph};
+use crate::explain::{self, Rewrite};
+use crate::frontend::load::{compile_file, LoadError};
 use crate::rewrite::{Assumptions, Rule};
 use crate::rules::{self, RuleError};
-use crate::explain::{self, Rewrite};
 use crate::runner::{self, Guide, Limits, StopReason};
 use crate::schedule::Strategy;
 use crate::stats::{RunInput, RunStats, SearchStats};
-use crate::frontend::load::{compile_file, LoadError};
 use crate::support::units::{format_bytes, format_duration, format_duration_limit};
 use std::fmt::Write as _;
 
@@ -475,7 +475,9 @@ mod tests {
         );
 
         let e = Problem::new(id(), id(), "a", "b", &options("eta,map-fuse")).unwrap_err();
-        assert!(matches!(&e, ProveError::Rule(RuleError::Unknown { name, .. }) if name == "map-fuse"));
+        assert!(
+            matches!(&e, ProveError::Rule(RuleError::Unknown { name, .. }) if name == "map-fuse")
+        );
         assert_eq!(
             e.to_string(),
             "error: unknown rule `map-fuse` (`risec rules` lists them)"
@@ -483,11 +485,15 @@ mod tests {
 
         let e = Problem::new(id(), id(), "a", "b", &options(" , ")).unwrap_err();
         assert!(matches!(e, ProveError::NoRules));
-        assert!(e.to_string().starts_with("error: no rules given: pass them as `--rules "));
+        assert!(e
+            .to_string()
+            .starts_with("error: no rules given: pass them as `--rules "));
 
         // `twice` nested twenty-two times: 2^22 additions in the normal form. (A function that
         // uses a computed argument twice does not blow up: the argument is let-bound.)
-        let body = (0..22).fold("(fun (y : f32) => y + 1.0)".to_string(), |t, _| format!("w ({t})"));
+        let body = (0..22).fold("(fun (y : f32) => y + 1.0)".to_string(), |t, _| {
+            format!("w ({t})")
+        });
         let big = program(
             "big.rise",
             &format!(
@@ -495,7 +501,8 @@ mod tests {
                  (fun (f : f32 -> f32) (y : f32) => f (f y))"
             ),
         );
-        let e = Problem::new(big.clone(), id(), "big.rise", "id.rise", &options("eta")).unwrap_err();
+        let e =
+            Problem::new(big.clone(), id(), "big.rise", "id.rise", &options("eta")).unwrap_err();
         match &e {
             ProveError::Normalize { name, path, source } => {
                 assert_eq!((name.as_str(), path.as_str()), ("big", "big.rise"));

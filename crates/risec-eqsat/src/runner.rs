@@ -48,10 +48,7 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Limits {
     /// Wall-clock time.
-    #[serde(
-        rename = "time_ms",
-        serialize_with = "crate::stats::serialize_ms"
-    )]
+    #[serde(rename = "time_ms", serialize_with = "crate::stats::serialize_ms")]
     pub time: Duration,
     /// E-nodes in the e-graph.
     pub nodes: usize,
@@ -249,8 +246,13 @@ pub fn run_with(
                 (outcome, changed)
             }
             _ => {
-                let mut outcome =
-                    budget.pass(egraph, &all, Some(&mut scheduling), assumptions, &mut applied);
+                let mut outcome = budget.pass(
+                    egraph,
+                    &all,
+                    Some(&mut scheduling),
+                    assumptions,
+                    &mut applied,
+                );
                 let changed = outcome.changed;
                 outcome = budget.catch_up(egraph, &reductions, outcome, assumptions, &mut applied);
                 (outcome, changed)
@@ -572,7 +574,10 @@ mod tests {
         // `risec prove` writes its defaults as text: `--time 10s`, and the memory default is
         // the process's.
         let defaults = Limits::default();
-        assert_eq!(crate::support::units::parse_duration("10s").unwrap(), defaults.time);
+        assert_eq!(
+            crate::support::units::parse_duration("10s").unwrap(),
+            defaults.time
+        );
         assert_eq!(crate::support::memory::default_limit(), defaults.memory);
     }
 
@@ -580,8 +585,8 @@ mod tests {
     /// per e-class id; returns why the search stopped and how often the goal was checked.
     fn search_with_goal_bytes(goal_bytes: u64) -> (StopReason, usize) {
         let src = "def f {n : nat} (xs : n.f32) : n.f32 = xs |> map (fun x => x * 2.0)";
-        let p = crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None)
-            .unwrap();
+        let p =
+            crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
         let mut eg = RiseEGraph::default();
         let term = crate::core::normalize::program_normal(&p.term).unwrap();
         let root = crate::egraph::add_expr(&mut eg, &term);

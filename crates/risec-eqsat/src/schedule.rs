@@ -8,7 +8,7 @@
 //!   number generator (SPORES §3.1): commutativity and associativity no longer blow up the
 //!   e-graph, and every match keeps a chance in every iteration.
 //! * [`Scheduler::Mcts`]: Monte Carlo tree search over sequences of rule applications
-//!   (MCTS-guided equality saturation, PACT'24), in [`super::mcts`].
+//!   (MCTS-guided equality saturation, PACT'24), in `super::mcts`.
 //!
 //! The normal-form rules (`beta`, `beta-nat`, `eta`: [`crate::rewrite::Rule::is_reduction`])
 //! are never sampled or banned: their catch-up passes keep the e-graph free of redex towers (see
@@ -198,7 +198,11 @@ impl SchedulerState {
 
     /// Whether rule `r` is banned in the current iteration (back-off only).
     pub(crate) fn banned(&mut self, r: usize) -> bool {
-        let banned = !self.full && self.bans.get(r).is_some_and(|b| self.iteration < b.banned_until);
+        let banned = !self.full
+            && self
+                .bans
+                .get(r)
+                .is_some_and(|b| self.iteration < b.banned_until);
         self.held_back |= banned;
         banned
     }
@@ -258,7 +262,14 @@ mod tests {
             " sample ( 3 ) ".parse::<Scheduler>().unwrap(),
             Scheduler::Sample(3)
         );
-        for bad in ["sample", "sample(0)", "sample(-1)", "mcts(3)", "greedy", "sample(2"] {
+        for bad in [
+            "sample",
+            "sample(0)",
+            "sample(-1)",
+            "mcts(3)",
+            "greedy",
+            "sample(2",
+        ] {
             assert!(bad.parse::<Scheduler>().is_err(), "{bad}");
         }
     }
@@ -287,7 +298,11 @@ mod tests {
             },
             1,
         );
-        assert_eq!(st.choose(0, 5), None, "five matches or fewer are all applied");
+        assert_eq!(
+            st.choose(0, 5),
+            None,
+            "five matches or fewer are all applied"
+        );
     }
 
     #[test]
@@ -308,7 +323,10 @@ mod tests {
         assert!(st.banned(0));
         st.end_iteration(true);
         st.end_iteration(true);
-        assert!(!st.banned(0), "banned for 2 iterations after the one that banned it");
+        assert!(
+            !st.banned(0),
+            "banned for 2 iterations after the one that banned it"
+        );
         assert_eq!(st.choose(0, 15), None, "the threshold doubled");
         assert_eq!(st.choose(0, 21), Some(Vec::new()));
         st.end_iteration(true);
@@ -317,10 +335,17 @@ mod tests {
         // bans are lifted, and the thresholds decide again.
         assert!(!st.end_iteration(false));
         assert!(!st.banned(0));
-        assert_eq!(st.choose(0, 1000), Some(Vec::new()), "over the threshold of 40");
+        assert_eq!(
+            st.choose(0, 1000),
+            Some(Vec::new()),
+            "over the threshold of 40"
+        );
         assert!(!st.end_iteration(false));
         assert_eq!(st.choose(0, 30), None);
-        assert!(st.end_iteration(false), "nothing held back, nothing changed");
+        assert!(
+            st.end_iteration(false),
+            "nothing held back, nothing changed"
+        );
     }
 
     #[test]
@@ -334,7 +359,11 @@ mod tests {
         );
         assert_eq!(st.choose(0, 5).map(|c| c.len()), Some(2));
         assert!(!st.end_iteration(false), "matches were held back");
-        assert_eq!(st.choose(0, 5), None, "the check iteration applies all five");
+        assert_eq!(
+            st.choose(0, 5),
+            None,
+            "the check iteration applies all five"
+        );
         assert!(st.end_iteration(false), "saturated");
         assert_eq!(st.choose(0, 5).map(|c| c.len()), Some(2));
     }

@@ -6,7 +6,6 @@
 //! ```
 //! [`load`] runs both as one call.
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
 use risec_core::{core, diagnostics, interp, ir, support};

@@ -29,7 +29,10 @@ mod sizes {
             "error: `copy` has no size parameter `q`; its size parameters are: m, n"
         );
         let e = parse_sizes(&p, "m=two,n=1").unwrap_err();
-        assert_eq!(e.to_string(), "error: size `m=two`: expected a natural number");
+        assert_eq!(
+            e.to_string(),
+            "error: size `m=two`: expected a natural number"
+        );
         let e = parse_sizes(&p, "m=99999999999999999999,n=1").unwrap_err();
         assert!(matches!(e, SizesError::TooLarge { .. }), "{e}");
         let e = parse_sizes(&p, "m=1,m=2").unwrap_err();
@@ -146,7 +149,11 @@ mod padding {
 
     #[test]
     fn matmul_may_be_padded_along_every_size() {
-        for padded in [[true, true, true], [true, false, false], [false, false, true]] {
+        for padded in [
+            [true, true, true],
+            [true, false, false],
+            [false, false, true],
+        ] {
             assert_eq!(verdict(MATMUL, &padded), Ok(()), "{padded:?}");
         }
     }
@@ -181,9 +188,18 @@ mod padding {
         assert!(!rows_independent(&matmul, 3, 2));
         let every_row = "def r {m n : nat} (a : m.n.f32) : m.f32 = \
                          a |> map (fun row => a |> map (fun r => reduce (+) 0.0 r) |> reduce (+) 0.0)";
-        assert!(!rows_independent(&risec_frontend::load::test_term(every_row), 2, 0));
-        let own_row = "def r {m n : nat} (a : m.n.f32) : m.f32 = a |> map (fun row => reduce (+) 0.0 row)";
-        assert!(rows_independent(&risec_frontend::load::test_term(own_row), 2, 0));
+        assert!(!rows_independent(
+            &risec_frontend::load::test_term(every_row),
+            2,
+            0
+        ));
+        let own_row =
+            "def r {m n : nat} (a : m.n.f32) : m.f32 = a |> map (fun row => reduce (+) 0.0 row)";
+        assert!(rows_independent(
+            &risec_frontend::load::test_term(own_row),
+            2,
+            0
+        ));
     }
 
     #[test]
@@ -210,7 +226,10 @@ mod padding_stencils {
     use risec_core::core::padding::*;
 
     fn verdict(src: &str, padded: &[bool]) -> Result<(), NotPaddable> {
-        let names: Vec<String> = ["n", "m"][..padded.len()].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = ["n", "m"][..padded.len()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         check(&risec_frontend::load::test_term(src), padded, &names)
     }
 
@@ -223,7 +242,12 @@ mod padding_stencils {
         let strided = "def s {n : nat} (xs : (2*n+2).f32) : n.f32 = \
                        xs |> slide 4 2 |> map (fun w => reduce (+) 0.0 w)";
         assert_eq!(verdict(strided, &[true]), Ok(()));
-        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../..", "/examples/jacobi2d.rise")).unwrap();
+        let src = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../..",
+            "/examples/jacobi2d.rise"
+        ))
+        .unwrap();
         assert_eq!(verdict(&src, &[true, true]), Ok(()));
         assert_eq!(verdict(&src, &[false, true]), Ok(()));
     }

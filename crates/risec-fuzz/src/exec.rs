@@ -7,9 +7,9 @@ use crate::backend_c::{CProgram, CodegenOptions};
 use crate::core::TypedProgram;
 use crate::diagnostics::SourceFile;
 use crate::eqsat::schedule::Strategy;
-use risec::SearchOptions;
 use crate::support::budget::{Budget, Stage};
 use crate::Error;
+use risec::SearchOptions;
 use std::path::{Path, PathBuf};
 
 /// An error message a user may see: must say something, and nothing internal.

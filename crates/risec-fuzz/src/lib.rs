@@ -25,22 +25,21 @@
 //! runs of a campaign by family. `tests/fuzz.rs` runs a bounded campaign in CI;
 //! `examples/fuzz_campaign.rs` runs long ones.
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
-use risec_core::{core, diagnostics, interp, ir, support};
+use risec::pipeline;
 #[allow(unused_imports)]
-use risec_frontend as frontend;
-#[allow(unused_imports)]
-use risec_eqsat as eqsat;
+use risec::*;
 #[allow(unused_imports)]
 use risec_backend::{self as backend_c, lowlevel};
 #[allow(unused_imports)]
 use risec_bench as bench;
 #[allow(unused_imports)]
-use risec::*;
+use risec_core::{core, diagnostics, interp, ir, support};
 #[allow(unused_imports)]
-use risec::pipeline;
+use risec_eqsat as eqsat;
+#[allow(unused_imports)]
+use risec_frontend as frontend;
 
 pub mod budget;
 pub mod c_check;

@@ -22,18 +22,17 @@
 //! assert!(matches!(la::check_plan(&program, &plan, 1), la::Check::Agrees(_)));
 //! ```
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
-#[allow(unused_imports)]
-use risec_core::{core, diagnostics, interp, ir, support};
-#[allow(unused_imports)]
-use risec_frontend as frontend;
-#[allow(unused_imports)]
-use risec_eqsat as eqsat;
 #[allow(unused_imports)]
 use risec_backend::{self as backend_c, lowlevel};
 #[allow(unused_imports)]
 use risec_bench as bench;
+#[allow(unused_imports)]
+use risec_core::{core, diagnostics, interp, ir, support};
+#[allow(unused_imports)]
+use risec_eqsat as eqsat;
+#[allow(unused_imports)]
+use risec_frontend as frontend;
 
 mod ast;
 mod check;

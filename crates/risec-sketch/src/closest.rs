@@ -268,7 +268,6 @@ impl<'a> Closest<'a> {
         self.at(i, class) == self.max[i]
     }
 
-
     /// An application's score from its function's and argument's: the argument counts in
     /// order only if the function matches.
     fn app(&self, f: usize, fs: Score, a: Score) -> Score {
@@ -308,9 +307,7 @@ impl<'a> Closest<'a> {
                 let (f, a) = (*f, *a);
                 let any = matches!(self.nodes[a], Node::Any);
                 each_node(&|n| match n.variant {
-                    OpVariant::App => {
-                        Some(self.app(f, at(f, n.children[0]), at(a, n.children[1])))
-                    }
+                    OpVariant::App => Some(self.app(f, at(f, n.children[0]), at(a, n.children[1]))),
                     OpVariant::NatApp if any => Some(self.app(f, at(f, n.children[0]), ONE)),
                     _ => None,
                 })
@@ -483,7 +480,11 @@ impl<'a> Closest<'a> {
                 Node::Or(a, b) => {
                     let (a, b) = (*a, *b);
                     // The alternative that got further.
-                    i = if self.at(b, class) > self.at(a, class) { b } else { a };
+                    i = if self.at(b, class) > self.at(a, class) {
+                        b
+                    } else {
+                        a
+                    };
                 }
                 Node::Typed(s, _) => {
                     let s = *s;
@@ -558,9 +559,9 @@ impl<'a> Closest<'a> {
 mod tests {
     use super::*;
     use crate::core::normalize::program_normal;
+    use crate::cost::CostModel;
     use crate::diagnostics::SourceFile;
     use crate::eqsat::egraph::add_expr;
-    use crate::cost::CostModel;
     use crate::extract::SketchTable;
     use crate::resolve::load_source;
 
@@ -604,7 +605,11 @@ mod tests {
         let (eg, root, sk, _) = setup(SCALE, "contains((map : ? -> (n/4).? -> ?) contains(mul))");
         let miss = Closest::new(&eg, &sk).miss(root).unwrap();
         assert_eq!(miss.kind, MissKind::Type);
-        assert!(matches!(miss.sketch, Sketch::Typed(..)), "{:?}", miss.sketch);
+        assert!(
+            matches!(miss.sketch, Sketch::Typed(..)),
+            "{:?}",
+            miss.sketch
+        );
         assert!(miss.context.is_some());
     }
 
@@ -613,7 +618,10 @@ mod tests {
         let (eg, root, sk, _) = setup(SCALE, "contains(map (fun => contains(add)) ?)");
         let miss = Closest::new(&eg, &sk).miss(root).unwrap();
         assert_eq!(miss.kind, MissKind::Absent);
-        assert_eq!(miss.sketch, Sketch::Prim(crate::ir::primitive::Primitive::Add));
+        assert_eq!(
+            miss.sketch,
+            Sketch::Prim(crate::ir::primitive::Primitive::Add)
+        );
         assert_eq!(miss.found.len(), 1, "{:?}", miss.found);
     }
 

@@ -116,8 +116,7 @@ pub fn diagnose(failure: Failure<'_>) -> Diagnosis {
     };
     // A small e-graph is the look-ahead's baseline itself; a large one is dropped, and a small
     // search from the step's start stands in for it.
-    let (start_graph, start_root, grown) = if egraph.total_number_of_nodes() <= OWN_BASELINE_NODES
-    {
+    let (start_graph, start_root, grown) = if egraph.total_number_of_nodes() <= OWN_BASELINE_NODES {
         (egraph, root, true)
     } else {
         drop(egraph);
@@ -282,7 +281,11 @@ fn notes(
              intermediate step?",
             look.tried,
             look.candidates,
-            if look.cut { ", then ran out of time" } else { "" }
+            if look.cut {
+                ", then ran out of time"
+            } else {
+                ""
+            }
         )),
     }
     out
@@ -413,9 +416,7 @@ fn cut(s: String) -> String {
 fn wanted_primitive(s: Option<&Sketch>) -> Option<&'static str> {
     match s? {
         Sketch::Prim(p) => Some(p.name()),
-        Sketch::Typed(s, _) | Sketch::App(s, _) | Sketch::NatApp(s, _) => {
-            wanted_primitive(Some(s))
-        }
+        Sketch::Typed(s, _) | Sketch::App(s, _) | Sketch::NatApp(s, _) => wanted_primitive(Some(s)),
         _ => None,
     }
 }
@@ -487,7 +488,8 @@ mod tests {
     /// rule that never fired, and the rule that tiles the inner loop.
     #[test]
     fn a_failed_step_is_diagnosed() {
-        let src = "def f {m n : nat} (a : m.n.f32) : m.n.f32 = map (fun r => map (fun x => x * 2.0) r) a";
+        let src =
+            "def f {m n : nat} (a : m.n.f32) : m.n.f32 = map (fun r => map (fun x => x * 2.0) r) a";
         let p =
             crate::frontend::load::compile_source(&SourceFile::new("t.rise", src), None).unwrap();
         let sk = "step s {\n  rules = [split-join(4), map-fusion]\n  \
@@ -497,10 +499,19 @@ mod tests {
         let d = nf.diagnosis.as_ref().unwrap();
         let miss = d.miss.as_ref().unwrap();
         assert_eq!(miss.kind, MissKind::Type);
-        assert!(miss.have.contains("(a loop over n elements)"), "{}", miss.have);
-        assert_eq!(d.never_fired, [("map-fusion".to_string(), "no match".to_string())]);
         assert!(
-            d.suggestions.iter().any(|s| s.rules == ["split-join-1m(4)"]),
+            miss.have.contains("(a loop over n elements)"),
+            "{}",
+            miss.have
+        );
+        assert_eq!(
+            d.never_fired,
+            [("map-fusion".to_string(), "no match".to_string())]
+        );
+        assert!(
+            d.suggestions
+                .iter()
+                .any(|s| s.rules == ["split-join-1m(4)"]),
             "{:?}",
             d.suggestions
         );
@@ -511,12 +522,19 @@ mod tests {
             located: None,
             ..(**d).clone()
         };
-        assert!(plain.render().starts_with("  = wanted: "), "{}", plain.render());
+        assert!(
+            plain.render().starts_with("  = wanted: "),
+            "{}",
+            plain.render()
+        );
     }
 
     #[test]
     fn numbers_are_the_sizes_written() {
-        assert_eq!(numbers("(map : ? -> (n/32).? -> ?) split-join(4) 1"), vec![32, 4]);
+        assert_eq!(
+            numbers("(map : ? -> (n/32).? -> ?) split-join(4) 1"),
+            vec![32, 4]
+        );
     }
 
     #[test]

@@ -398,7 +398,12 @@ impl Resolver<'_> {
 /// arguments that are sizes or holes (`containsMap(n/32`), not the nested sketches after them.
 fn call_site(name: Span, args: &[SkExpr]) -> Span {
     args.iter()
-        .take_while(|a| matches!(a.kind, SkKind::Num(_) | SkKind::Size(..) | SkKind::Hole | SkKind::Name(_)))
+        .take_while(|a| {
+            matches!(
+                a.kind,
+                SkKind::Num(_) | SkKind::Size(..) | SkKind::Hole | SkKind::Name(_)
+            )
+        })
         .fold(name, |s, a| s.to(a.span))
 }
 

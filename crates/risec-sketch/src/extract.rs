@@ -99,9 +99,7 @@ impl<'a> SketchTable<'a> {
         let mut nodes = vec![Flat::Any];
         flatten(sketch, &mut nodes);
         let entry = std::mem::size_of::<Option<Entry>>() as u64;
-        (nodes.len() as u64 + 1).saturating_mul(entry)
-            + std::mem::size_of::<Id>() as u64
-            + 1
+        (nodes.len() as u64 + 1).saturating_mul(entry) + std::mem::size_of::<Id>() as u64 + 1
     }
 
     /// The cost of the cheapest term of `class` satisfying the sketch, or `None`.
@@ -321,11 +319,7 @@ impl<'a> SketchTable<'a> {
     /// `eval` (from the current table), and the parents of a class whose entry improves are
     /// evaluated again, until nothing improves. Costs only decrease and every node costs at
     /// least 1, so this terminates.
-    fn fixpoint(
-        &self,
-        t: &mut [Option<Entry>],
-        eval: &mut ClassEval<'_, Self>,
-    ) {
+    fn fixpoint(&self, t: &mut [Option<Entry>], eval: &mut ClassEval<'_, Self>) {
         let eg = self.egraph;
         let mut queue: std::collections::VecDeque<Id> = eg.classes().map(|c| c.id).collect();
         let mut queued = vec![true; t.len()];

@@ -8,19 +8,19 @@
 
 use crate::core::normalize::{program_normal, restore_params};
 use crate::core::{Expr, ExprKind, TypedProgram};
+use crate::diagnose::{self, Diagnosis};
 use crate::eqsat::egraph::{self, RiseEGraph};
-use crate::eqsat::rewrite::{Assumptions, Rule};
 use crate::eqsat::explain::{self, Rewrite};
+use crate::eqsat::rewrite::{Assumptions, Rule};
 use crate::eqsat::runner::{self, Guide, StopReason};
 use crate::eqsat::schedule::Strategy;
 use crate::eqsat::stats::{IterationStats, SearchStats};
+use crate::extract::SketchTable;
 use crate::ir::nat::{self, Nat};
 use crate::ir::types::{Type, TypeNode};
-use crate::diagnose::{self, Diagnosis};
-use crate::extract::SketchTable;
 use crate::resolve::GuideStep;
-use crate::Sketch;
 use crate::support::budget::Budget;
+use crate::Sketch;
 use std::time::{Duration, Instant};
 
 /// Options of a guided search.

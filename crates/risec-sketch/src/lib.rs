@@ -21,14 +21,13 @@
 //! assert!(parse_sketch("contains(map (fun => ?) ?)").is_ok());
 //! ```
 
-
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
 use risec_core::{core, diagnostics, interp, ir, support};
 #[allow(unused_imports)]
-use risec_frontend as frontend;
-#[allow(unused_imports)]
 use risec_eqsat as eqsat;
+#[allow(unused_imports)]
+use risec_frontend as frontend;
 
 pub mod ast;
 pub mod closest;

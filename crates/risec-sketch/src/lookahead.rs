@@ -323,11 +323,19 @@ pub(super) fn look_ahead(
     let more = |added: &[&Rule]| {
         let began = Instant::now();
         let own: Vec<Rule> = added.iter().map(|r| (*r).clone()).collect();
-        let first = search.grow(baseline.egraph.clone(), &own, limits(left(CANDIDATE_RUN), nodes, 1));
+        let first = search.grow(
+            baseline.egraph.clone(),
+            &own,
+            limits(left(CANDIDATE_RUN), nodes, 1),
+        );
         let mut with: Vec<Rule> = rules.to_vec();
         with.extend(own);
         let time = CANDIDATE_RUN.saturating_sub(began.elapsed());
-        search.grow(first.egraph, &with, limits(left(time), nodes, LOOK_AHEAD_ITERATIONS))
+        search.grow(
+            first.egraph,
+            &with,
+            limits(left(time), nodes, LOOK_AHEAD_ITERATIONS),
+        )
     };
     let mut results: Vec<(usize, Small)> = Vec::new();
     for (k, candidate) in candidates.iter().enumerate() {
@@ -391,7 +399,9 @@ mod tests {
         assert!(c.contains(&"split-join-1m(4)".to_string()), "{c:?}");
         assert!(c.contains(&"split-join(8)".to_string()), "{c:?}");
         assert!(!c.contains(&"split-join(4)".to_string()));
-        assert!(!c.iter().any(|s| s == "map-fission" || s == "eta" || s == "beta"));
+        assert!(!c
+            .iter()
+            .any(|s| s == "map-fission" || s == "eta" || s == "beta"));
         // Another size of a rule the step uses first, then its family.
         assert_eq!(c[0], "split-join(8)");
         assert!(c[1].starts_with("split-join-1m"), "{c:?}");

@@ -106,7 +106,10 @@ mod tests {
 
     fn origins() -> SketchOrigins {
         let main = SourceFile::new("main.sk", "step s { sketch = foo(4, ?) }\n");
-        let lib = SourceFile::new("lib.sk", "def foo(n, f) = contains((map : ? -> n.? -> ?) f)\n");
+        let lib = SourceFile::new(
+            "lib.sk",
+            "def foo(n, f) = contains((map : ? -> n.? -> ?) f)\n",
+        );
         SketchOrigins {
             files: vec![main, lib].into(),
             main: 0,

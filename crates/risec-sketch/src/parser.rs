@@ -84,8 +84,9 @@ const EXPECTED: Expected<'static> = Expected {
 
 fn convert_error(source: &str, error: ParseError<usize, Token, Diagnostic>) -> Diagnostic {
     EXPECTED.diagnostic(source, error, |token, expected| {
-        (matches!(token, Token::Ident(_)) && expected.iter().any(|e| e == "\"}\""))
-            .then_some("a step's fields are `sketch = …`, `rules = …`, `cost = …` and `limits = { … }`")
+        (matches!(token, Token::Ident(_)) && expected.iter().any(|e| e == "\"}\"")).then_some(
+            "a step's fields are `sketch = …`, `rules = …`, `cost = …` and `limits = { … }`",
+        )
     })
 }
 

@@ -15,9 +15,9 @@ use crate::core::TypedProgram;
 use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::eqsat::rewrite::Rule;
 use crate::eqsat::runner::Limits;
+use crate::eqsat::schedule::Scheduler;
 use crate::frontend::syntax::ast::Span;
 use std::collections::HashMap;
-use crate::eqsat::schedule::Scheduler;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -319,17 +319,18 @@ impl<'p> Resolver<'p> {
                 return None;
             }
         };
-        let file = match crate::diagnostics::utf8::source_from_bytes(path.display().to_string(), bytes) {
-            Ok(file) => file,
-            Err(e) => {
-                // The file (its invalid bytes replaced) holds the error at its first one.
-                let idx = self.files.len();
-                self.files.push(*e.file);
-                self.loaded.push(Loaded { items: Vec::new() });
-                self.error(idx, *e.diagnostic);
-                return None;
-            }
-        };
+        let file =
+            match crate::diagnostics::utf8::source_from_bytes(path.display().to_string(), bytes) {
+                Ok(file) => file,
+                Err(e) => {
+                    // The file (its invalid bytes replaced) holds the error at its first one.
+                    let idx = self.files.len();
+                    self.files.push(*e.file);
+                    self.loaded.push(Loaded { items: Vec::new() });
+                    self.error(idx, *e.diagnostic);
+                    return None;
+                }
+            };
         self.loading.push(key.clone());
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let idx = self.add_source(file, dir);
@@ -616,7 +617,6 @@ impl<'p> Resolver<'p> {
         }
         ok
     }
-
 }
 
 /// "unknown KIND `name`", with a "did you mean" when a known name is close.

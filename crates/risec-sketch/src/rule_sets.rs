@@ -5,16 +5,22 @@
 use super::ast::{Name, RuleSetExpr, SkExpr};
 use super::resolve::{unknown, Env, Resolver};
 use super::SizeSketch;
-use std::rc::Rc;
 use crate::diagnostics::Diagnostic;
 use crate::eqsat::rewrite::Rule;
 use crate::eqsat::rules;
 use crate::frontend::syntax::ast::Span;
+use std::rc::Rc;
 
 impl Resolver<'_> {
     /// Compiles `rule NAME : lhs => rhs`. The separator is `=>>`, or else the first `=>` at
     /// which both sides parse (`=>` also introduces lambda bodies).
-    pub(super) fn compile_user_rule(&mut self, f: usize, name: &Name, text: &str, span: Span) -> Option<Rule> {
+    pub(super) fn compile_user_rule(
+        &mut self,
+        f: usize,
+        name: &Name,
+        text: &str,
+        span: Span,
+    ) -> Option<Rule> {
         let candidates: Vec<(usize, usize)> = match text.find("=>>") {
             Some(i) => vec![(i, 3)],
             None => text.match_indices("=>").map(|(i, _)| (i, 2)).collect(),

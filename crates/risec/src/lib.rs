@@ -62,7 +62,6 @@
 
 #![warn(missing_docs)]
 
-/// The pipeline behind [`optimize`]: the guide steps, lowering and the check of the result's type.
 pub mod pipeline;
 
 mod error;

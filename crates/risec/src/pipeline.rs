@@ -9,16 +9,14 @@
 //! the term (types included) that is returned for code generation. A program that fails
 //! is an [`crate::Error::IllTypedResult`]; nothing is printed or written then.
 
-use crate::core::print::{
-    program_to_source_declaring, program_type_to_source,
-};
+use crate::core::print::{program_to_source_declaring, program_type_to_source};
 use crate::core::TypedProgram;
 use crate::diagnostics::SourceFile;
 use crate::eqsat::stats::SearchStats;
 use crate::frontend::load::{compile_source, FrontEndError};
-use crate::Error;
 use crate::sketch::guided::{self, Progress, SearchOptions};
 use crate::sketch::resolve;
+use crate::Error;
 
 /// A successful optimisation.
 #[derive(Clone, Debug)]
@@ -43,8 +41,7 @@ pub fn optimize_program(
     options: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Optimized, Error> {
-    let outcome =
-        guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
+    let outcome = guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
     let lowered = crate::lowlevel::lower_within(&outcome.program, &options.budget)?;
     let source = program_to_source_declaring(&lowered, &lowered.facts);
     check_result(&lowered, program, &source)?;
@@ -97,7 +94,11 @@ pub fn check_result(
         Ok(checked) => checked,
         // A result nested deeper than the parser reads (a chain of hundreds of functions that
         // the normaliser's fuel did not reduce) cannot be read back; its type is still checked.
-        Err(e) if e.diagnostics.iter().all(|d| d.message == "nesting too deep") => {
+        Err(e)
+            if e.diagnostics
+                .iter()
+                .all(|d| d.message == "nesting too deep") =>
+        {
             if lowered.term.ty != original.term.ty {
                 return Err(ResultCheckError::WrongType {
                     expected: program_type_to_source(original),
@@ -132,7 +133,6 @@ pub fn check_result(
     Ok(())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +160,10 @@ mod tests {
         let e = check_result(&p, &p, printed).unwrap_err();
         assert!(matches!(&e, ResultCheckError::Rejected(_)), "{e:?}");
         let text = Error::from(e).to_string();
-        assert!(text.contains("not well typed, so nothing was written"), "{text}");
+        assert!(
+            text.contains("not well typed, so nothing was written"),
+            "{text}"
+        );
         assert!(text.contains("<optimised program>:2:"), "{text}");
     }
 

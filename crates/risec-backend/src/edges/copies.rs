@@ -9,10 +9,10 @@
 use super::{dims, divisible, sizes_named, Kernel, Names};
 use crate::c_ast::scalar_c_name;
 use crate::guards;
+use crate::ir::types::{Type, TypeNode};
 use crate::ix::Ix;
 use crate::translate::Translator;
 use crate::CodegenError;
-use crate::ir::types::{Type, TypeNode};
 use std::fmt::Write;
 
 /// One array the wrapper copies: its dimensions as given and rounded, and the names of the
@@ -124,7 +124,12 @@ pub fn wrapper(k: &Kernel, doc: &str) -> Result<String, CodegenError> {
         .filter_map(|(n, m)| m.map(|m| format!("{n} > INT_MAX - {}", m - 1)))
         .collect();
     let _ = writeln!(s, "    if ({}) return 3;", too_large.join(" || "));
-    for ((n, up), m) in k.size_names.iter().zip(&rounded_names).zip(&k.plan.multiples) {
+    for ((n, up), m) in k
+        .size_names
+        .iter()
+        .zip(&rounded_names)
+        .zip(&k.plan.multiples)
+    {
         if let Some(m) = m {
             let _ = writeln!(s, "    const int {up} = ({n} + {}) / {m} * {m};", m - 1);
         }
@@ -265,11 +270,7 @@ fn rows_in_place(
         let row = if ds.len() == 1 {
             "(size_t)1".to_string()
         } else {
-            ds[1..]
-                .iter()
-                .map(size_t)
-                .collect::<Vec<_>>()
-                .join(" * ")
+            ds[1..].iter().map(size_t).collect::<Vec<_>>().join(" * ")
         };
         copies.push(Rows {
             caller: name.to_string(),
@@ -310,7 +311,12 @@ fn rows_in_place(
     };
     let rc = names.local("rc");
     let rest_args: Vec<String> = call_args.iter().map(|a| swap(a)).collect();
-    let _ = writeln!(s, "{indent}int {rc} = {}({});", k.kernel, rest_args.join(", "));
+    let _ = writeln!(
+        s,
+        "{indent}int {rc} = {}({});",
+        k.kernel,
+        rest_args.join(", ")
+    );
     let main_args: Vec<String> = call_args
         .iter()
         .map(|a| if a == size { main.clone() } else { a.clone() })
@@ -356,10 +362,18 @@ fn allocate(buffers: &[Buffer], indent: &str, s: &mut String) -> String {
         };
         let _ = writeln!(s, "{indent}{} *{} = {alloc};", b.scalar, b.name);
     }
-    let frees: String = buffers.iter().rev().map(|b| format!("free({}); ", b.name)).collect();
+    let frees: String = buffers
+        .iter()
+        .rev()
+        .map(|b| format!("free({}); ", b.name))
+        .collect();
     let missing: Vec<String> = buffers.iter().map(|b| format!("!{}", b.name)).collect();
     if !missing.is_empty() {
-        let _ = writeln!(s, "{indent}if ({}) {{ {frees}return 2; }}", missing.join(" || "));
+        let _ = writeln!(
+            s,
+            "{indent}if ({}) {{ {frees}return 2; }}",
+            missing.join(" || ")
+        );
     }
     frees.trim_end().to_string()
 }
@@ -376,9 +390,5 @@ fn size_t(d: &Ix) -> String {
 
 /// The element count of a padded buffer, as a `size_t` product of its rounded dimensions.
 fn rounded_count(c: &PaddedArray) -> String {
-    c.rounded
-        .iter()
-        .map(size_t)
-        .collect::<Vec<_>>()
-        .join(" * ")
+    c.rounded.iter().map(size_t).collect::<Vec<_>>().join(" * ")
 }

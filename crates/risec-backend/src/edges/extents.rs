@@ -9,10 +9,10 @@
 //! that its padding is never written (the copy loops stop at the real sizes) and never read (a
 //! reduction along it stops there as well, see [`super::trim`]).
 
-use crate::ix::Ix;
-use crate::view::{Deferred, Func, Val, ValKind, View};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::TypeNode;
+use crate::ix::Ix;
+use crate::view::{Deferred, Func, Val, ValKind, View};
 
 /// For each dimension of the array `v` (outermost first), the real length past which its
 /// elements are zero, where known (`None`: every element may be real); `None` for a value that
@@ -60,7 +60,11 @@ pub fn real_extents(v: &Val) -> Option<Vec<Option<Ix>>> {
                 (Some(r), None) => Some(r.mul(m)),
                 _ => None,
             };
-            Some(std::iter::once(joined).chain(e[2..].iter().cloned()).collect())
+            Some(
+                std::iter::once(joined)
+                    .chain(e[2..].iter().cloned())
+                    .collect(),
+            )
         }
         View::Map { f, xs } if is_transpose(f) => transposed_rows(xs),
         _ => None,

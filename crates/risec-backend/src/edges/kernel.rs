@@ -23,12 +23,12 @@
 use super::{dims, positionwise, sizes_named, trim, unswitch, Plan};
 use crate::body::{self, Entry, Setting, Translated};
 use crate::c_ast::{LoopOrigin, Stmt};
-use crate::names::c_identifier;
-use crate::translate::SizeBinding;
-use crate::view::EdgeArray;
 use crate::core::TypedProgram;
 use crate::ir::primitive::Primitive;
 use crate::ir::types::TypeNode;
+use crate::names::c_identifier;
+use crate::translate::SizeBinding;
+use crate::view::EdgeArray;
 use std::rc::Rc;
 
 /// The edges kernel, translated.
@@ -57,11 +57,7 @@ pub struct Context<'a> {
 }
 
 /// Translates the edges kernel, or says why the function rounds up on copies instead.
-pub fn build(
-    program: &TypedProgram,
-    entry: &Entry,
-    cx: &Context,
-) -> Result<EdgesKernel, String> {
+pub fn build(program: &TypedProgram, entry: &Entry, cx: &Context) -> Result<EdgesKernel, String> {
     let mut reserved: Vec<String> = cx.reserved.to_vec();
     let mut prelude = Vec::new();
     let mut too_large = Vec::new();
@@ -72,7 +68,10 @@ pub fn build(
                 let up = c_identifier(&format!("{n}_up"), &|c| reserved.iter().any(|r| r == c));
                 reserved.push(up.clone());
                 too_large.push(format!("{n} > INT_MAX - {}", m - 1));
-                prelude.push(format!("    const int {up} = ({n} + {}) / {m} * {m};", m - 1));
+                prelude.push(format!(
+                    "    const int {up} = ({n} + {}) / {m} * {m};",
+                    m - 1
+                ));
                 rounded_names.push(up);
             }
             None => rounded_names.push(n.clone()),
@@ -170,7 +169,11 @@ fn checks(stmts: &[Stmt], edge_out: bool, checked: &[String]) -> Result<(), Stri
 }
 
 /// The first of `bufs` read with a check inside a reduction loop.
-fn checked_read_in_reduction<'s>(stmts: &[Stmt], bufs: &'s [String], inside: bool) -> Option<&'s str> {
+fn checked_read_in_reduction<'s>(
+    stmts: &[Stmt],
+    bufs: &'s [String],
+    inside: bool,
+) -> Option<&'s str> {
     for s in stmts {
         let found = match s {
             Stmt::For { origin, body, .. } | Stmt::Unrolled { origin, body, .. } => {

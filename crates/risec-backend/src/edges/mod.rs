@@ -29,8 +29,8 @@ pub mod positionwise;
 pub mod trim;
 pub mod unswitch;
 
-use super::names::c_identifier;
 use super::ix::Ix;
+use super::names::c_identifier;
 use super::translate::{SizeBinding, Translator};
 use super::CodegenError;
 use crate::core::TypedProgram;
@@ -98,10 +98,7 @@ pub fn plan(
         if *denominator == 1 {
             continue;
         }
-        let Some(p) = size_names
-            .iter()
-            .position(|n| *numerator == Ix::size(n))
-        else {
+        let Some(p) = size_names.iter().position(|n| *numerator == Ix::size(n)) else {
             return Err(format!(
                 "the kernel assumes {text}, which is not a multiple of one size"
             ));
@@ -115,13 +112,11 @@ pub fn plan(
     let padded: Vec<bool> = multiples.iter().map(Option::is_some).collect();
     let origin = program.derived_from.as_deref().unwrap_or(&program.term);
     if padded.iter().any(|p| *p) {
-        crate::core::padding::check(origin, &padded, size_names).map_err(|e| {
-            format!("zero-padding the inputs could change the result ({e})")
-        })?;
+        crate::core::padding::check(origin, &padded, size_names)
+            .map_err(|e| format!("zero-padding the inputs could change the result ({e})"))?;
     }
-    let rows = (0..padded.len()).find(|&p| {
-        padded[p] && crate::core::padding::rows_independent(origin, padded.len(), p)
-    });
+    let rows = (0..padded.len())
+        .find(|&p| padded[p] && crate::core::padding::rows_independent(origin, padded.len(), p));
     Ok(Plan { multiples, rows })
 }
 

@@ -86,7 +86,9 @@ impl State {
     fn carry_over(&mut self, var: &str) {
         let stale = |t: &mut Taint| {
             if let Some(v) = t {
-                if v.iter().any(|e| e.idx.mentions(var) || e.guard.mentions(var)) {
+                if v.iter()
+                    .any(|e| e.idx.mentions(var) || e.guard.mentions(var))
+                {
                     *t = None;
                 }
             }
@@ -233,12 +235,10 @@ fn run(stmts: &[Stmt], out: &str, state: &mut State) -> Result<(), String> {
                 };
                 match state.expr(value, out) {
                     Some(deps) if deps.iter().all(|d| *d == own) => {}
-                    _ => {
-                        return Err(format!(
-                            "the value stored to out[{}] may depend on other elements of the output",
-                            idx.to_c()
-                        ))
-                    }
+                    _ => return Err(format!(
+                        "the value stored to out[{}] may depend on other elements of the output",
+                        idx.to_c()
+                    )),
                 }
             }
             Stmt::For { var, body, .. } => {
@@ -318,11 +318,7 @@ mod tests {
     }
 
     fn add(a: CExpr, b: CExpr) -> CExpr {
-        CExpr::Bin(
-            crate::c_ast::BinOp::Add,
-            Rc::new(a),
-            Rc::new(b),
-        )
+        CExpr::Bin(crate::c_ast::BinOp::Add, Rc::new(a), Rc::new(b))
     }
 
     fn looped(var: &str, body: Vec<Stmt>) -> Stmt {

@@ -31,8 +31,8 @@
 
 use super::noop::NoOp;
 use crate::c_ast::{CExpr, CType, Guard, Place, Stmt};
-use crate::ix::{Atom, Ix};
 use crate::ir::types::ScalarType;
+use crate::ix::{Atom, Ix};
 use std::collections::HashSet;
 
 /// The C helpers the bounds use.
@@ -60,9 +60,8 @@ pub fn trim(
             Stmt::For {
                 var, extent, body, ..
             } => live_bound(var, body).map(|(bound, implied)| {
-                let dropped = implied.is_some_and(|(c, n_minus_r)| {
-                    drop_implied_checks(body, var, c, &n_minus_r)
-                });
+                let dropped = implied
+                    .is_some_and(|(c, n_minus_r)| drop_implied_checks(body, var, c, &n_minus_r));
                 (var.clone(), extent.to_c(), bound, dropped)
             }),
             _ => None,
@@ -231,7 +230,9 @@ fn ceil_div(x: &Ix, c: i64) -> String {
 fn collect_scope(stmts: &[Stmt], locals: &mut HashSet<String>, inner: &mut HashSet<String>) {
     for s in stmts {
         match s {
-            Stmt::Decl { name, .. } | Stmt::LocalArray { name, .. } | Stmt::ThreadSlice { name, .. } => {
+            Stmt::Decl { name, .. }
+            | Stmt::LocalArray { name, .. }
+            | Stmt::ThreadSlice { name, .. } => {
                 locals.insert(name.clone());
             }
             Stmt::For { var, body, .. } => {
@@ -287,7 +288,10 @@ fn survey_body(
             return None;
         }
         match s {
-            Stmt::Comment(_) | Stmt::Decl { .. } | Stmt::LocalArray { .. } | Stmt::ThreadSlice { .. } => {}
+            Stmt::Comment(_)
+            | Stmt::Decl { .. }
+            | Stmt::LocalArray { .. }
+            | Stmt::ThreadSlice { .. } => {}
             Stmt::Store(place, _) => {
                 let target = match place {
                     Place::Mem { buf, .. } => buf,
@@ -390,8 +394,8 @@ fn drop_implied_checks(body: &mut [Stmt], var: &str, c: i64, n_minus_r: &Ix) -> 
                     // in range, not its last (the partial vector at the end).
                     let exact = !d.along_lanes
                         && linear_in(&d.index, var)
-                        .filter(|(c2, r)| *c2 == c && d.bound.sub(r) == *n_minus_r)
-                        .is_some();
+                            .filter(|(c2, r)| *c2 == c && d.bound.sub(r) == *n_minus_r)
+                            .is_some();
                     dropped.set(dropped.get() || exact);
                     !exact
                 })
@@ -440,7 +444,10 @@ fn rewrite_guards(stmts: &mut [Stmt], f: &dyn Fn(&Guard) -> Guard) {
                 rewrite_guards(then, f);
                 rewrite_guards(otherwise, f);
             }
-            Stmt::Comment(_) | Stmt::LocalArray { .. } | Stmt::ThreadSlice { .. } | Stmt::Decl { init: None, .. } => {}
+            Stmt::Comment(_)
+            | Stmt::LocalArray { .. }
+            | Stmt::ThreadSlice { .. }
+            | Stmt::Decl { init: None, .. } => {}
         }
     }
 }
@@ -528,7 +535,10 @@ mod tests {
             aligned: false,
         };
         let (text, needed) = trimmed(vec![looped("i", "m_up", LoopOrigin::Copy, vec![store])]);
-        assert!(text.contains("int32_t i_live1 = rise_edge_min(m_up, m);"), "{text}");
+        assert!(
+            text.contains("int32_t i_live1 = rise_edge_min(m_up, m);"),
+            "{text}"
+        );
         assert!(text.contains("for (int i = 0; i < i_live1; i++)"), "{text}");
         // The bound implies the check, which is gone: the loop now relies on it.
         assert!(text.contains("    out[i] = 1.0f;"), "{text}");

@@ -83,7 +83,9 @@ fn all_checks(stmts: &[Stmt], inner: &mut HashSet<String>, dims: &mut Vec<(EdgeD
                 all_checks(then, inner, dims);
                 all_checks(otherwise, inner, dims);
             }
-            Stmt::EdgeStore { guard, ty, value, .. } => {
+            Stmt::EdgeStore {
+                guard, ty, value, ..
+            } => {
                 dims.extend(guard.dims.iter().map(|d| (d.clone(), ty.lanes)));
                 expr_checks(value, dims);
             }
@@ -100,9 +102,7 @@ fn plain_everywhere(stmts: &[Stmt], needed: &[String]) -> Vec<Stmt> {
     let limits: HashSet<&String> = stmts
         .iter()
         .filter_map(|s| match s {
-            Stmt::For {
-                limit: Some(l), ..
-            } if !needed.contains(l) => Some(l),
+            Stmt::For { limit: Some(l), .. } if !needed.contains(l) => Some(l),
             _ => None,
         })
         .collect();
@@ -154,7 +154,9 @@ fn shallow_checks(stmts: &[Stmt], inner: &mut HashSet<String>, dims: &mut Vec<(E
             }
             Stmt::For { .. } | Stmt::IfElse { .. } => {}
             Stmt::Unrolled { body, .. } => shallow_checks(body, inner, dims),
-            Stmt::EdgeStore { guard, ty, value, .. } => {
+            Stmt::EdgeStore {
+                guard, ty, value, ..
+            } => {
                 dims.extend(guard.dims.iter().map(|d| (d.clone(), ty.lanes)));
                 expr_checks(value, dims);
             }
@@ -376,6 +378,9 @@ mod tests {
         print_stmts(&stmts, 0, &mut text);
         assert!(text.contains("if (i * 32 + 31 < n) {"), "{text}");
         assert!(text.contains("mem[i * 32 + j] = b[i * 32 + j];"), "{text}");
-        assert!(text.contains("mem[i * 32 + j] = (i * 32 + j < n ? b[i * 32 + j] : 0);"), "{text}");
+        assert!(
+            text.contains("mem[i * 32 + j] = (i * 32 + j < n ? b[i * 32 + j] : 0);"),
+            "{text}"
+        );
     }
 }

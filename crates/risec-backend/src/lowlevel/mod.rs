@@ -15,12 +15,11 @@ use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::ir::primitive::Primitive;
 use crate::support::budget::{Budget, Exhausted, Stage};
 
-
 mod restructure;
 
 /// Lowers a program (see the module documentation); the result has the same type. Before the
 /// positions are decided, `let`s are hoisted and maps fused into the maps that write them
-/// ([`restructure`]).
+/// (`restructure`).
 pub fn lower(p: &TypedProgram) -> TypedProgram {
     match lower_within(p, &Budget::new(std::time::Duration::MAX, u64::MAX)) {
         Ok(lowered) => lowered,
@@ -35,11 +34,8 @@ pub fn lower_within(p: &TypedProgram, budget: &Budget) -> Result<TypedProgram, E
     budget.check(Stage::Lowering)?;
     // A program reaching lowering without some of its parameters (eta-reduced by a search)
     // gets them back first: lowering, printing and C name them.
-    let restored = crate::core::normalize::restore_params(
-        &p.term,
-        p.size_params.len(),
-        p.value_params.len(),
-    );
+    let restored =
+        crate::core::normalize::restore_params(&p.term, p.size_params.len(), p.value_params.len());
     let mut t = normal(&restored);
     // Fusion exposes new redexes and new fusion opportunities; a few rounds reach a fixpoint.
     for _ in 0..8 {
@@ -336,7 +332,11 @@ mod tests {
                 &crate::frontend::load::compile_source(
                     &SourceFile::new(
                         "m.rise",
-                        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../..", "/examples/matmul.rise"))
+                        include_str!(concat!(
+                            env!("CARGO_MANIFEST_DIR"),
+                            "/../..",
+                            "/examples/matmul.rise"
+                        ))
                     ),
                     None
                 )

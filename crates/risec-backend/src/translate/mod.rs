@@ -1,7 +1,7 @@
 //! The translation of typed low-level Rise into C statements: evaluation of terms to values
-//! ([`Val`]) here, primitives in [`primitives`], reading views in [`read`], writing values into
-//! acceptors in [`write`](mod@write), reductions in [`reduce`], deeply nested expressions
-//! computed in parts in [`split`](mod@split).
+//! ([`Val`]) here, primitives in `primitives`, reading views in `read`, writing values into
+//! acceptors in `write`, reductions in `reduce`, deeply nested expressions
+//! computed in parts in `split`.
 
 mod primitives;
 mod read;
@@ -12,11 +12,13 @@ mod temps;
 mod write;
 
 use schedule::{parallelise_top_level_copies, share_computing_loops_dynamically};
-use write::{consecutive_in_edge, consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved};
+use write::{
+    consecutive_in_edge, consecutive_in_memory, mem_region, resolve, resolve_lanes, Resolved,
+};
 
 use super::c_ast::{BinOp, CExpr, CType, Guard, LoopOrigin, Place, Schedule, Stmt};
-use super::names::{c_identifier, is_safe_c_name};
 use super::ix::Ix;
+use super::names::{c_identifier, is_safe_c_name};
 use super::view::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
 use super::CodegenError;
 use crate::core::{Expr, ExprKind, Literal};
@@ -161,8 +163,8 @@ impl Translator {
     }
 
     /// The statements generated so far (at the outermost level), with the copy loops between
-    /// parallel loops made parallel ([`parallelise_top_level_copies`]) and the parallel loops
-    /// that compute shared dynamically ([`share_computing_loops_dynamically`]).
+    /// parallel loops made parallel (`parallelise_top_level_copies`) and the parallel loops
+    /// that compute shared dynamically (`share_computing_loops_dynamically`).
     pub fn finish(mut self) -> (Vec<Stmt>, Vec<HeapTemp>, BTreeSet<CType>) {
         let mut stmts = self.blocks.pop().unwrap_or_default();
         parallelise_top_level_copies(&mut stmts);
@@ -173,7 +175,10 @@ impl Translator {
     /// Takes the statements generated so far at the outermost level (to rewrite them; see
     /// [`Translator::put_statements`]).
     pub fn take_statements(&mut self) -> Vec<Stmt> {
-        self.blocks.first_mut().map(std::mem::take).unwrap_or_default()
+        self.blocks
+            .first_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Puts back statements taken with [`Translator::take_statements`].
@@ -216,7 +221,7 @@ impl Translator {
     }
 
     /// Emits a statement, its initialiser split first if it nests too deeply
-    /// ([`split`](mod@split)).
+    /// (`split`).
     fn emit(&mut self, s: Stmt) {
         let s = match s {
             Stmt::Decl {
@@ -324,7 +329,8 @@ impl Translator {
                 let (x, y) = (self.nat(x)?, self.nat(y)?);
                 match op {
                     NatOp::Add => Ok(x.add(&y)),
-                    NatOp::Mul => index_mul(&x, &y).ok_or_else(|| self.too_large(&crate::ir::nat::atom(a.clone()))),
+                    NatOp::Mul => index_mul(&x, &y)
+                        .ok_or_else(|| self.too_large(&crate::ir::nat::atom(a.clone()))),
                     NatOp::Div => Ok(x.div(&y)),
                     NatOp::Mod => Ok(x.rem(&y)),
                     NatOp::Pow => match (x.as_const(), y.as_const()) {

@@ -188,7 +188,10 @@ impl Translator {
                     None => match self.lanewise(&lanes, ct) {
                         Some(v) => v,
                         None => {
-                            if lanes.iter().any(|l| matches!(l, CExpr::Load { .. } | CExpr::EdgeLoad { .. })) {
+                            if lanes
+                                .iter()
+                                .any(|l| matches!(l, CExpr::Load { .. } | CExpr::EdgeLoad { .. }))
+                            {
                                 self.warn(format!(
                                     "`asVector {w}` of `{}` gathers each vector's {w} lanes from elements that are not consecutive in memory ({w} scalar loads per vector, often slower than no vectors): vectorise along the dimension that is contiguous, or copy the array into that layout first (`toMem`, as the packing steps of sketches/matmul do)",
                                     root_name(inner)

@@ -61,9 +61,7 @@ pub(super) fn share_computing_loops_dynamically(stmts: &mut [Stmt]) {
                 schedule: schedule @ Schedule::Parallel,
                 body,
                 ..
-            } if has_large_reduction(body) => {
-                *schedule = Schedule::ParallelDynamic
-            }
+            } if has_large_reduction(body) => *schedule = Schedule::ParallelDynamic,
             Stmt::For {
                 schedule: Schedule::Parallel,
                 ..

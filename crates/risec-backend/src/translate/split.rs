@@ -60,7 +60,11 @@ impl Splitter<'_> {
                 let (b2, db) = self.visit_rc(b, operands);
                 let changed = a2.is_some() || b2.is_some();
                 let node = changed.then(|| {
-                    CExpr::Bin(*op, a2.unwrap_or_else(|| a.clone()), b2.unwrap_or_else(|| b.clone()))
+                    CExpr::Bin(
+                        *op,
+                        a2.unwrap_or_else(|| a.clone()),
+                        b2.unwrap_or_else(|| b.clone()),
+                    )
                 });
                 (node, 1 + da.max(db))
             }
@@ -182,10 +186,16 @@ mod tests {
         let parts = low.pop_block();
         // The first part adds MAX_EXPR_DEPTH terms, each next one the part before and
         // MAX_EXPR_DEPTH - 1 more.
-        assert_eq!(parts.len(), 1 + (1000 - MAX_EXPR_DEPTH) / (MAX_EXPR_DEPTH - 1));
+        assert_eq!(
+            parts.len(),
+            1 + (1000 - MAX_EXPR_DEPTH) / (MAX_EXPR_DEPTH - 1)
+        );
         let mut terms = 0;
         for p in &parts {
-            let Stmt::Decl { init: Some(init), .. } = p else {
+            let Stmt::Decl {
+                init: Some(init), ..
+            } = p
+            else {
                 panic!("a declaration")
             };
             assert!(depth(init) <= MAX_EXPR_DEPTH, "{}", init.to_c());

@@ -174,35 +174,61 @@ impl Translator {
         let blocks = |len: &Ix| len.add(&Ix::constant(TRANSPOSE_TILE - 1)).div(&t);
         let (bn, bm) = (blocks(&n), blocks(&m));
         let (n, m) = (n.clone(), m.clone());
-        self.loop_(LoopKind::Seq, "tile_i", bn, LoopOrigin::Copy, &mut |s, bi| {
-            let (n, m) = (n.clone(), m.clone());
-            s.loop_(LoopKind::Seq, "tile_j", bm.clone(), LoopOrigin::Copy, &mut |s, bj| {
-                let i0 = bi.scale(TRANSPOSE_TILE);
-                let j0 = bj.scale(TRANSPOSE_TILE);
-                let m = m.clone();
-                s.loop_(LoopKind::Seq, "i", t.clone(), LoopOrigin::Copy, &mut |s, ii| {
-                    let i = i0.add(&ii);
-                    let row = s.elem(v, &i)?;
-                    let out_row = acc.elem(i.clone());
-                    s.loop_(LoopKind::Seq, "j", t.clone(), LoopOrigin::Copy, &mut |s, jj| {
-                        let j = j0.add(&jj);
-                        let x = s.elem(&row, &j)?;
-                        s.write(x, &out_row.elem(j))
-                    })?;
-                    s.limit_last_loop(&m.sub(&j0));
-                    Ok(())
-                })?;
-                s.limit_last_loop(&n.sub(&i0));
-                Ok(())
-            })
-        })?;
+        self.loop_(
+            LoopKind::Seq,
+            "tile_i",
+            bn,
+            LoopOrigin::Copy,
+            &mut |s, bi| {
+                let (n, m) = (n.clone(), m.clone());
+                s.loop_(
+                    LoopKind::Seq,
+                    "tile_j",
+                    bm.clone(),
+                    LoopOrigin::Copy,
+                    &mut |s, bj| {
+                        let i0 = bi.scale(TRANSPOSE_TILE);
+                        let j0 = bj.scale(TRANSPOSE_TILE);
+                        let m = m.clone();
+                        s.loop_(
+                            LoopKind::Seq,
+                            "i",
+                            t.clone(),
+                            LoopOrigin::Copy,
+                            &mut |s, ii| {
+                                let i = i0.add(&ii);
+                                let row = s.elem(v, &i)?;
+                                let out_row = acc.elem(i.clone());
+                                s.loop_(
+                                    LoopKind::Seq,
+                                    "j",
+                                    t.clone(),
+                                    LoopOrigin::Copy,
+                                    &mut |s, jj| {
+                                        let j = j0.add(&jj);
+                                        let x = s.elem(&row, &j)?;
+                                        s.write(x, &out_row.elem(j))
+                                    },
+                                )?;
+                                s.limit_last_loop(&m.sub(&j0));
+                                Ok(())
+                            },
+                        )?;
+                        s.limit_last_loop(&n.sub(&i0));
+                        Ok(())
+                    },
+                )
+            },
+        )?;
         Ok(true)
     }
 
     /// Stops the loop just emitted after `left` iterations when fewer than its extent are left
     /// (the last tile of a tiled copy).
     fn limit_last_loop(&mut self, left: &Ix) {
-        if let Some(Stmt::For { extent, limit, .. }) = self.blocks.last_mut().and_then(|b| b.last_mut()) {
+        if let Some(Stmt::For { extent, limit, .. }) =
+            self.blocks.last_mut().and_then(|b| b.last_mut())
+        {
             let (e, l) = (extent.to_c(), left.to_c());
             *limit = Some(format!("({l} < {e} ? {l} : {e})"));
         }
@@ -514,14 +540,12 @@ pub(super) fn resolve(node: &AccNode, path: &[Ix], low: &Translator) -> R<Option
         AccNode::Edge(array) => {
             // A path into a vector element of the array is not possible (its elements are
             // scalars); a shorter path is a whole row, which the caller addresses lane by lane.
-            Ok(array
-                .access(path, 1)
-                .map(|(idx, guard)| Resolved::Edge {
-                    buf: array.buf.clone(),
-                    idx,
-                    guard,
-                    aligned_base: array.aligned_base,
-                }))
+            Ok(array.access(path, 1).map(|(idx, guard)| Resolved::Edge {
+                buf: array.buf.clone(),
+                idx,
+                guard,
+                aligned_base: array.aligned_base,
+            }))
         }
         AccNode::Var(name) => match path {
             [] => Ok(Some(Resolved::Var(name.clone(), None))),

@@ -207,7 +207,10 @@ fn agrees(program: &TypedProgram, shape: &Shape, op: &Operation) -> Option<bool>
             .map(|t| random_value(t, &nat_env, &mut rng))
             .collect::<Result<Vec<_>, _>>()
             .ok()?;
-        if !params.iter().all(|t| matches!(t.get(), TypeNode::Scalar(_) | TypeNode::Array(..))) {
+        if !params
+            .iter()
+            .all(|t| matches!(t.get(), TypeNode::Scalar(_) | TypeNode::Array(..)))
+        {
             return Some(false);
         }
         let Ok(mine) = run_program(program, &sizes, args.clone()) else {

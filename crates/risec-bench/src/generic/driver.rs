@@ -96,7 +96,11 @@ pub fn source(
     let _ = writeln!(
         s,
         "static const double program_constants[] = {{{}}};\nstatic const int n_constants = {};",
-        if listed.is_empty() { "0.0".to_string() } else { listed.join(", ") },
+        if listed.is_empty() {
+            "0.0".to_string()
+        } else {
+            listed.join(", ")
+        },
         listed.len()
     );
     s.push_str(VALUES);

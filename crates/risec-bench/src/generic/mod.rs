@@ -92,11 +92,10 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
         path: dir.to_path_buf(),
         source,
     })?;
-    let naive = crate::optimize(k.program, &[], &Default::default()).map_err(|e| {
-        BenchError::Generic {
+    let naive =
+        crate::optimize(k.program, &[], &Default::default()).map_err(|e| BenchError::Generic {
             reason: format!("the naive lowering of `{}`: {e}", k.program.name),
-        }
-    })?;
+        })?;
     // With a floating-point result, the reference at the benchmark size is the naive lowering
     // computed in double (not timed): a reassociated sum is held to it, not to the order of
     // the naive float loop.
@@ -248,7 +247,9 @@ fn program_constants(program: &TypedProgram) -> Vec<f64> {
 fn size_args(shape: &Shape, sizes: &[u64]) -> Result<Vec<String>, BenchError> {
     let mut args: Vec<String> = sizes.iter().map(u64::to_string).collect();
     for o in std::iter::once(&shape.output).chain(&shape.inputs) {
-        let len = o.len(sizes).map_err(|reason| BenchError::Generic { reason })?;
+        let len = o
+            .len(sizes)
+            .map_err(|reason| BenchError::Generic { reason })?;
         args.push(len.to_string());
     }
     Ok(args)

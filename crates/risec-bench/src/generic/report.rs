@@ -24,9 +24,9 @@ impl GenericReport {
     }
 
     fn baseline(&self, threads: u32) -> Option<&Row> {
-        self.rows.iter().find(|r| {
-            r.threads == threads && r.code == 0 && r.origin == Some(Origin::OpenBlas)
-        })
+        self.rows
+            .iter()
+            .find(|r| r.threads == threads && r.code == 0 && r.origin == Some(Origin::OpenBlas))
     }
 
     /// The bytes one call moves per second, in GB/s.
@@ -61,12 +61,23 @@ impl GenericReport {
             super::REL_ERROR_BOUND
         );
         if let Some(op) = self.blas {
-            let _ = writeln!(out, "OpenBLAS runs the program as {op} (recognised by the reference interpreter)");
+            let _ = writeln!(
+                out,
+                "OpenBLAS runs the program as {op} (recognised by the reference interpreter)"
+            );
         }
         out.push('\n');
         let header = [
-            "kernel", "origin", "threads", "median ms", "min ms", "max ms", "GB/s", "of copy",
-            "x naive", "x OpenBLAS",
+            "kernel",
+            "origin",
+            "threads",
+            "median ms",
+            "min ms",
+            "max ms",
+            "GB/s",
+            "of copy",
+            "x naive",
+            "x OpenBLAS",
         ];
         let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
         let ratio = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"));
@@ -100,12 +111,32 @@ impl GenericReport {
                 format!("{:.3}", r.max_ms),
                 format!("{gbs:.1}"),
                 of_copy.map_or_else(|| "-".into(), |v| format!("{:.0} %", v * 100.0)),
-                ratio(is_kernel.then(|| self.naive(r.threads).and_then(|n| crate::speed_up(n.median_ms, r.median_ms))).flatten()),
-                ratio(is_kernel.then(|| self.baseline(r.threads).and_then(|b| crate::speed_up(b.median_ms, r.median_ms))).flatten()),
+                ratio(
+                    is_kernel
+                        .then(|| {
+                            self.naive(r.threads)
+                                .and_then(|n| crate::speed_up(n.median_ms, r.median_ms))
+                        })
+                        .flatten(),
+                ),
+                ratio(
+                    is_kernel
+                        .then(|| {
+                            self.baseline(r.threads)
+                                .and_then(|b| crate::speed_up(b.median_ms, r.median_ms))
+                        })
+                        .flatten(),
+                ),
             ]);
         }
         let widths: Vec<usize> = (0..header.len())
-            .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+            .map(|c| {
+                lines
+                    .iter()
+                    .map(|l| l[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         for l in &lines {
             let cells: Vec<String> = l
@@ -141,10 +172,16 @@ impl GenericReport {
             let gbs = ok.then(|| self.gb_per_s(r));
             let of_copy = gbs.and_then(|g| self.copy(r.threads).map(|c| g / self.gb_per_s(c)));
             let naive = (ok && r.origin.is_some())
-                .then(|| self.naive(r.threads).and_then(|n| crate::speed_up(n.median_ms, r.median_ms)))
+                .then(|| {
+                    self.naive(r.threads)
+                        .and_then(|n| crate::speed_up(n.median_ms, r.median_ms))
+                })
                 .flatten();
             let blas = (ok && r.origin.is_some())
-                .then(|| self.baseline(r.threads).and_then(|b| crate::speed_up(b.median_ms, r.median_ms)))
+                .then(|| {
+                    self.baseline(r.threads)
+                        .and_then(|b| crate::speed_up(b.median_ms, r.median_ms))
+                })
                 .flatten();
             let _ = writeln!(
                 out,
@@ -157,7 +194,11 @@ impl GenericReport {
                 num(ok.then_some(r.max_ms)),
                 num(gbs),
                 num(of_copy),
-                if r.origin.is_some() && ok { format!("{:.3e}", r.error) } else { String::new() },
+                if r.origin.is_some() && ok {
+                    format!("{:.3e}", r.error)
+                } else {
+                    String::new()
+                },
                 num(naive),
                 num(blas),
             );

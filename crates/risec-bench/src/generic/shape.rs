@@ -137,7 +137,11 @@ pub fn to_value(o: &Operand, sizes: &[u64], flat: &[f64]) -> Result<Value, Strin
     let dims: Vec<usize> = o
         .dims
         .iter()
-        .map(|d| eval_nat_in(d, &lookup).map(|v| v as usize).map_err(|e| e.to_string()))
+        .map(|d| {
+            eval_nat_in(d, &lookup)
+                .map(|v| v as usize)
+                .map_err(|e| e.to_string())
+        })
         .collect::<Result<_, _>>()?;
     let scalar = |x: f64| match o.scalar {
         ScalarType::F32 => Value::F32(x as f32),

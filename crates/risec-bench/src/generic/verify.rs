@@ -10,9 +10,9 @@
 
 use super::driver::{Layout, ValueClass};
 use super::{shape, size_args, Built, REL_ERROR_BOUND};
+use crate::core::TypedProgram;
 use crate::process::{self, Ending, Finished};
 use crate::BenchError;
-use crate::core::TypedProgram;
 use std::path::Path;
 use std::time::Duration;
 
@@ -293,16 +293,32 @@ fn dump_args(
 }
 
 /// Runs the driver with the oracle's threads and limit (and the sanitizers' settings).
-fn run(built: &Built, args: &[String], oracle: &Oracle, dir: &Path) -> Result<Finished, BenchError> {
+fn run(
+    built: &Built,
+    args: &[String],
+    oracle: &Oracle,
+    dir: &Path,
+) -> Result<Finished, BenchError> {
     let mut env = vec![("OMP_NUM_THREADS", oracle.threads.to_string())];
     if built.sanitized {
         env.push((
             "ASAN_OPTIONS",
             "detect_leaks=0:abort_on_error=0:exitcode=86".to_string(),
         ));
-        env.push(("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1:exitcode=86".into()));
+        env.push((
+            "UBSAN_OPTIONS",
+            "print_stacktrace=1:halt_on_error=1:exitcode=86".into(),
+        ));
     }
-    process::run(&built.exe, args, &env, dir, oracle.limit, process::Stderr::Captured).map_err(BenchError::DriverNotRun)
+    process::run(
+        &built.exe,
+        args,
+        &env,
+        dir,
+        oracle.limit,
+        process::Stderr::Captured,
+    )
+    .map_err(BenchError::DriverNotRun)
 }
 
 /// The interpreter's result on the inputs the driver wrote into `dump`.

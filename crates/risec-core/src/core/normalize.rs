@@ -165,12 +165,24 @@ fn normal_unguarded(e: &Expr, fuel: &mut usize) -> Result<Expr, OutOfFuel> {
 fn shared_computation(body: &Expr, arg: &Expr) -> bool {
     let worth = arg.ty.is_data()
         && matches!(arg.kind, ExprKind::App(..))
-        && (contains_prim(arg, &[Primitive::Reduce, Primitive::ReduceSeq, Primitive::ReduceSeqUnroll])
-            || (matches!(arg.ty.get(), TypeNode::Array(..))
-                && contains_prim(
-                    arg,
-                    &[Primitive::Add, Primitive::Sub, Primitive::Mul, Primitive::Div, Primitive::Neg],
-                )));
+        && (contains_prim(
+            arg,
+            &[
+                Primitive::Reduce,
+                Primitive::ReduceSeq,
+                Primitive::ReduceSeqUnroll,
+            ],
+        ) || (matches!(arg.ty.get(), TypeNode::Array(..))
+            && contains_prim(
+                arg,
+                &[
+                    Primitive::Add,
+                    Primitive::Sub,
+                    Primitive::Mul,
+                    Primitive::Div,
+                    Primitive::Neg,
+                ],
+            )));
     worth && uses_of(body, 0) > 1
 }
 

@@ -4,7 +4,7 @@
 //! A tiled kernel relies on divisibility facts (`m/32`: 32 divides m). When a size does not
 //! satisfy them, the C backend can still run the kernel: it rounds the size up to the next
 //! multiple, copies the inputs into zero-filled buffers of the rounded sizes, and copies the
-//! in-range corner of the result back ([`crate::backend_c::edges`]). That is correct when the
+//! in-range corner of the result back (`risec_backend::edges`). That is correct when the
 //! *original* program (the one the kernel was derived from, which computes the same function at
 //! every size the facts allow) gives, on the padded inputs, the same values at every in-range
 //! position of its result. [`check`] decides this by an abstract interpretation of the program:
@@ -295,11 +295,7 @@ fn input<'a>(
     show: &dyn Fn(&Type) -> String,
 ) -> R<Abs<'a>> {
     Ok(match ty.get() {
-        TypeNode::Scalar(_) => Abs::Scalar(if in_padding {
-            Facts::ZERO
-        } else {
-            Facts::SAME
-        }),
+        TypeNode::Scalar(_) => Abs::Scalar(if in_padding { Facts::ZERO } else { Facts::SAME }),
         TypeNode::Array(n, t) => {
             check_dims(ty, is_padded, mentions_padded, show)?;
             Abs::Array {
@@ -527,8 +523,7 @@ impl Interp<'_> {
                 }
                 if let Some(pad) = pad {
                     let probe = as_acc(&acc)?;
-                    let mut neutral =
-                        is_acc(&self.apply2(&f, probe.clone(), (*pad).clone())?);
+                    let mut neutral = is_acc(&self.apply2(&f, probe.clone(), (*pad).clone())?);
                     if p == Reduce {
                         // `reduce` may combine in any order.
                         neutral &= is_acc(&self.apply2(&f, (*pad).clone(), probe)?);
@@ -655,7 +650,9 @@ impl Interp<'_> {
                 self.apply(f, v)
             }
             ToMem | VectorFromScalar => Ok(args.pop().expect("arity")),
-            Slide | Pad | PadClamp | Take | Drop if matches!(args.last(), Some(Abs::Array { pad: Some(_), .. })) => {
+            Slide | Pad | PadClamp | Take | Drop
+                if matches!(args.last(), Some(Abs::Array { pad: Some(_), .. })) =>
+            {
                 let arr = args.pop().expect("arity");
                 let fill = args.pop();
                 let (real, pad) = array(arr, name)?;
@@ -673,9 +670,9 @@ impl Interp<'_> {
                 let inner = |v: Rc<Abs<'a>>| -> R<Rc<Abs<'a>>> {
                     match &*v {
                         Abs::Array { real, pad: None } => Ok(real.clone()),
-                        Abs::Array { .. } => refuse(format!(
-                            "`{name}` of a dimension that would be rounded up"
-                        )),
+                        Abs::Array { .. } => {
+                            refuse(format!("`{name}` of a dimension that would be rounded up"))
+                        }
                         _ => refuse(format!("`{name}` of an array of scalars")),
                     }
                 };
@@ -747,7 +744,9 @@ impl Interp<'_> {
             Take => match nats.first() {
                 Some(n) if (self.mentions_padded)(n) => {
                     if !(self.padded_form)(n) {
-                        return refuse(format!("`{name}` of a length that combines a rounded-up size with others"));
+                        return refuse(format!(
+                            "`{name}` of a length that combines a rounded-up size with others"
+                        ));
                     }
                     Abs::Array {
                         pad: Some(Rc::new(meet(&real, &pad)?)),

@@ -20,7 +20,10 @@ pub fn program_to_source(p: &TypedProgram) -> String {
 pub fn fact_to_source(p: &TypedProgram, fact: &Nat) -> String {
     use crate::ir::nat::{self, Rational};
     if !fact.terms().iter().all(|(_, c)| c.is_integer()) {
-        return format!("`{}` is a whole number", divisibility_fact_to_source(p, fact));
+        return format!(
+            "`{}` is a whole number",
+            divisibility_fact_to_source(p, fact)
+        );
     }
     let constant = fact
         .terms()

@@ -38,7 +38,10 @@ pub enum SizesError {
         value: String,
     },
     /// A value does not fit in 64 bits.
-    #[error("error: size `{name}={value}` is too large (the largest is {})", u64::MAX)]
+    #[error(
+        "error: size `{name}={value}` is too large (the largest is {})",
+        u64::MAX
+    )]
     TooLarge {
         /// The size parameter.
         name: String,
@@ -110,7 +113,10 @@ pub fn parse_some_sizes(p: &TypedProgram, text: &str) -> Result<Vec<Option<u64>>
 }
 
 /// Every size of `values`, or [`SizesError::Missing`] naming those not given.
-pub fn require_all_sizes(p: &TypedProgram, values: Vec<Option<u64>>) -> Result<Vec<u64>, SizesError> {
+pub fn require_all_sizes(
+    p: &TypedProgram,
+    values: Vec<Option<u64>>,
+) -> Result<Vec<u64>, SizesError> {
     let missing: Vec<String> = p
         .size_params
         .iter()

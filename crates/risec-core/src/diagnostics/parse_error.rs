@@ -86,11 +86,9 @@ impl Expected<'_> {
                 Span::new(start, end),
                 self.after_end,
             ),
-            ParseError::InvalidToken { location } => Diagnostic::error(
-                "invalid token",
-                Span::new(location, location),
-                self.invalid,
-            ),
+            ParseError::InvalidToken { location } => {
+                Diagnostic::error("invalid token", Span::new(location, location), self.invalid)
+            }
         }
     }
 }

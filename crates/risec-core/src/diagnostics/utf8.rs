@@ -101,7 +101,10 @@ mod tests {
         let e = source_from_bytes("bad.rise", bytes).unwrap_err();
         assert_eq!(e.offset, 28);
         let shown = e.to_string();
-        assert!(shown.starts_with("error: `bad.rise` is not valid UTF-8 text"), "{shown}");
+        assert!(
+            shown.starts_with("error: `bad.rise` is not valid UTF-8 text"),
+            "{shown}"
+        );
         assert!(shown.contains("┌─ bad.rise:2:5"), "{shown}");
         assert!(shown.contains("invalid byte 0xFF"), "{shown}");
     }

@@ -155,11 +155,9 @@ pub fn from_json(
             )))),
             _ => Err(wrong("a pair written as a list of two elements")),
         },
-        TypeNode::Fun(..) | TypeNode::NatFun(..) | TypeNode::Meta(..) => {
-            Err(JsonError::Function {
-                path: path.to_string(),
-            })
-        }
+        TypeNode::Fun(..) | TypeNode::NatFun(..) | TypeNode::Meta(..) => Err(JsonError::Function {
+            path: path.to_string(),
+        }),
     }
 }
 
@@ -236,7 +234,14 @@ mod tests {
         assert!(e.to_string().contains("expected i32"), "{e}");
         let idx = crate::ir::types::idx(nat::lit(3));
         let e = from_json(&json!(3), &idx, &no_sizes, "i").unwrap_err();
-        assert!(matches!(e, JsonError::IndexOutOfBounds { index: 3, bound: 3, .. }));
+        assert!(matches!(
+            e,
+            JsonError::IndexOutOfBounds {
+                index: 3,
+                bound: 3,
+                ..
+            }
+        ));
         assert_eq!(e.to_string(), "`i`: index 3 out of bounds for idx[3]");
         let unbound = array(nat::index(0), f32());
         let e = from_json(&json!([1.0]), &unbound, &no_sizes, "xs").unwrap_err();

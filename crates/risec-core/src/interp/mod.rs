@@ -26,13 +26,13 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use eval::{apply, apply_nat, eval};
 pub use eval::Compiled;
-pub use value::Value;
+pub use eval::{apply, apply_nat, eval};
 pub use value::Function;
+pub use value::Value;
 
-use crate::core::TypedProgram;
 use crate::core::Expr;
+use crate::core::TypedProgram;
 use crate::ir::nat::{self, Nat, NatAtom, NatEvalError};
 use crate::ir::types::{Type, TypeNode};
 use std::fmt;

@@ -38,7 +38,9 @@ pub fn address_space_limit() -> Option<u64> {
     static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
     *LIMIT.get_or_init(|| {
         let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-        let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+        let line = limits
+            .lines()
+            .find(|l| l.starts_with("Max address space"))?;
         // The soft limit is the first value after the name.
         line["Max address space".len()..]
             .split_whitespace()
@@ -53,11 +55,14 @@ pub fn address_space_limit() -> Option<u64> {
 pub fn cgroup_limit() -> Option<u64> {
     static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
     *LIMIT.get_or_init(|| {
-        ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
-            .iter()
-            .find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok())
-            // v1 writes "no limit" as a huge number.
-            .filter(|&l| l < 1 << 60)
+        [
+            "/sys/fs/cgroup/memory.max",
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+        ]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok())
+        // v1 writes "no limit" as a huge number.
+        .filter(|&l| l < 1 << 60)
     })
 }
 
@@ -111,7 +116,9 @@ mod tests {
     #[cfg(target_os = "linux")]
     fn the_limit_checks_read_the_process() {
         assert!(super::would_exceed(1, 0).is_some());
-        assert!(super::would_exceed(u64::MAX, 0).is_none() || super::address_space_limit().is_some());
+        assert!(
+            super::would_exceed(u64::MAX, 0).is_none() || super::address_space_limit().is_some()
+        );
         assert!(super::default_limit() <= super::DEFAULT_LIMIT);
     }
 }

@@ -186,11 +186,9 @@ pub fn write_all_atomically(files: &[(&Path, &str)]) -> Result<(), WriteError> {
         if let Some(permissions) = permissions_for(path) {
             builder.permissions(permissions);
         }
-        let (mut tmp, registered) = super::cleanup::register_while(
-            || builder.tempfile_in(folder(path)),
-            |t| t.path(),
-        )
-        .map_err(|e| WriteError::new(path, e))?;
+        let (mut tmp, registered) =
+            super::cleanup::register_while(|| builder.tempfile_in(folder(path)), |t| t.path())
+                .map_err(|e| WriteError::new(path, e))?;
         tmp.write_all(contents.as_bytes())
             .and_then(|()| tmp.as_file().sync_all())
             .map_err(|e| WriteError::new(path, e))?;
@@ -206,7 +204,8 @@ pub fn write_all_atomically(files: &[(&Path, &str)]) -> Result<(), WriteError> {
     }
     // Each registration is dropped after its rename: a signal in between finds no file.
     for (path, tmp, _registered) in staged {
-        tmp.persist(path).map_err(|e| WriteError::new(path, e.error))?;
+        tmp.persist(path)
+            .map_err(|e| WriteError::new(path, e.error))?;
     }
     Ok(())
 }

@@ -82,7 +82,7 @@ enum Kind {
 /// A typed Rise e-node, in 32 bytes: the type, two 32-bit slots and the operator's kind.
 ///
 /// The slots hold the children and, after them, the operator's payload: a variable's index, a
-/// nat application's size (as a [`super::nat_handles`] handle) or a literal's bits. The node is
+/// nat application's size (as a `super::nat_handles` handle) or a literal's bits. The node is
 /// stored three times per e-node in egg (in its class, in the hash-cons memo, and in the list
 /// of added nodes) and once more per class as its best node, so its size is the e-graph's.
 /// Equality, hashing and order are those of `(op, children, ty)`.

@@ -13,10 +13,10 @@ mod indices;
 mod lang;
 mod nat_handles;
 
-pub use analysis::{ClassData, RiseEGraph};
 pub use analysis::{type_free_nats, RiseAnalysis};
-pub use footprint::imminent_growth;
+pub use analysis::{ClassData, RiseEGraph};
 pub use footprint::footprint;
+pub use footprint::imminent_growth;
 pub use indices::{FreeIndices, IndexBuf, Indices};
 pub use lang::{OpVariant, RiseNode, RiseOp};
 
@@ -69,7 +69,9 @@ pub fn lookup(egraph: &RiseEGraph, e: &Expr) -> Option<Id> {
 
 /// The smallest term of a class (following each class's [`smallest_node`]).
 pub fn extract_smallest(egraph: &RiseEGraph, id: Id) -> Expr {
-    node_to_expr(&smallest_node(egraph, id), &mut |c| extract_smallest(egraph, c))
+    node_to_expr(&smallest_node(egraph, id), &mut |c| {
+        extract_smallest(egraph, c)
+    })
 }
 
 /// The root node of the smallest term of a class (the one its data records).

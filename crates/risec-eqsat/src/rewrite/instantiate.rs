@@ -423,11 +423,9 @@ fn variable_type(egraph: &RiseEGraph, id: Id, i: u32, smallest_only: bool) -> Va
             match node.op() {
                 RiseOp::Var(j) if j == index => return VarType::Found(node.ty.clone()),
                 RiseOp::Lambda => stack.push((egraph.find(node.children_ids()[0]), index + 1)),
-                RiseOp::App | RiseOp::NatApp(_) => stack.extend(
-                    node.children_ids()
-                        .iter()
-                        .map(|c| (egraph.find(*c), index)),
-                ),
+                RiseOp::App | RiseOp::NatApp(_) => {
+                    stack.extend(node.children_ids().iter().map(|c| (egraph.find(*c), index)))
+                }
                 _ => {}
             }
         }

@@ -184,7 +184,7 @@ pub fn search(
 /// few nodes they hold.
 const CLASSES_PER_CHECK: usize = 256;
 
-/// Like [`search`], but calls `interrupt` every [`CLASSES_PER_CHECK`] e-classes and every few
+/// Like [`search`], but calls `interrupt` every `CLASSES_PER_CHECK` e-classes and every few
 /// thousand node visits inside one, and returns `None` as soon as it says to stop.
 pub fn search_until(
     egraph: &RiseEGraph,
@@ -202,7 +202,7 @@ pub fn search_until(
 }
 
 /// Calls `each` with every match of `pat` (class and bindings) until it returns false; calls
-/// `interrupt` every [`CLASSES_PER_CHECK`] e-classes and every few thousand node visits inside
+/// `interrupt` every `CLASSES_PER_CHECK` e-classes and every few thousand node visits inside
 /// one, and returns `None` as soon as it says to stop. Matches are handed over one by one, so a caller can store them compactly.
 pub fn search_each(
     egraph: &RiseEGraph,

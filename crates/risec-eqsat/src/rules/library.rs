@@ -14,9 +14,9 @@ use crate::core::Literal;
 use crate::egraph::{OpVariant, RiseEGraph, RiseOp};
 use crate::ir::nat::Nat;
 use crate::ir::primitive::Primitive;
+use crate::ir::types::{self, ScalarType, Type, TypeNode};
 use crate::rewrite::pattern::RuleSignature;
 use crate::rewrite::Rule;
-use crate::ir::types::{self, ScalarType, Type, TypeNode};
 use egg::Id;
 
 /// What a rule needs besides its shape and parameters.

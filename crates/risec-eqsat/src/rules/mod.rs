@@ -10,8 +10,8 @@ mod library;
 pub mod validate;
 pub mod vectorize;
 
-use crate::rewrite::Rule;
 use crate::ir::nat::{self, Nat};
+use crate::rewrite::Rule;
 
 /// A rule of the library.
 pub struct RuleInfo {
@@ -101,9 +101,11 @@ pub fn lookup(spec: &str) -> Result<Rule, RuleError> {
     let spec = spec.trim();
     let (name, args) = match spec.split_once('(') {
         Some((name, rest)) => {
-            let inner = rest.strip_suffix(')').ok_or_else(|| RuleError::MissingParen {
-                spec: spec.to_string(),
-            })?;
+            let inner = rest
+                .strip_suffix(')')
+                .ok_or_else(|| RuleError::MissingParen {
+                    spec: spec.to_string(),
+                })?;
             let args = inner
                 .split(',')
                 .map(|a| a.trim().parse::<u64>().map(nat::lit))
@@ -202,7 +204,10 @@ mod tests {
                 spec: "split-join(32".into()
             }
         );
-        assert_eq!(err("split-join(32").to_string(), "rule `split-join(32`: missing `)`");
+        assert_eq!(
+            err("split-join(32").to_string(),
+            "rule `split-join(32`: missing `)`"
+        );
         let e = err(" split-join(x) ");
         assert!(matches!(&e, RuleError::NotANumber { spec } if spec == "split-join(x)"));
         assert_eq!(
@@ -241,7 +246,14 @@ mod tests {
             e.to_string(),
             "rule `split-join` takes 1 size argument(s), as in `split-join(s)`; 0 given"
         );
-        assert!(matches!(err("eta(4)"), RuleError::Arity { expected: 0, given: 1, .. }));
+        assert!(matches!(
+            err("eta(4)"),
+            RuleError::Arity {
+                expected: 0,
+                given: 1,
+                ..
+            }
+        ));
         assert_eq!(
             err("split-join(0)"),
             RuleError::ZeroSize {

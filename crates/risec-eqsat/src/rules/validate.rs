@@ -32,12 +32,12 @@ use crate::core::print::{program_nat_to_source, program_to_source};
 use crate::core::{Expr, TypedProgram};
 use crate::diagnostics::SourceFile;
 use crate::egraph::{add_expr, check_types, enumerate, RiseEGraph};
-use crate::rewrite::{Assumptions, Rule};
 use crate::frontend::load::compile_source;
 use crate::interp::random::{random_args_with, random_sizes, random_value_with, Rng};
 use crate::interp::sampling::{Constants, Scalars, Schedule};
 use crate::interp::{apply, program_signature, run_program, EvalError, Value};
 use crate::ir::types::TypeNode;
+use crate::rewrite::{Assumptions, Rule};
 
 /// The function pools: placeholder name, the type of its snippets, and the snippets. A snippet
 /// that mentions `y` uses the program parameter `(y : f32)` (exercising the shifting of

@@ -12,11 +12,11 @@
 
 use crate::core::{Expr, ExprKind};
 use crate::egraph::{add_expr, extract_smallest, RiseEGraph};
-use crate::rewrite::pattern::CompiledRule;
-use crate::rewrite::{Bindings, Skip};
 use crate::ir::nat::Nat;
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, ScalarType, Type, TypeNode};
+use crate::rewrite::pattern::CompiledRule;
+use crate::rewrite::{Bindings, Skip};
 
 /// The vector version of a type: `f32` becomes `<width>f32`, pairs and functions are vectorised
 /// component-wise; `None` for anything else (other scalars, arrays, vectors, sizes).

@@ -5,10 +5,10 @@ use super::unify::UnifyError;
 use super::{ETerm, ETermKind, Elaborator, Local};
 use crate::core::Literal;
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::{BinOp, Binder, Expr, ExprKind, NumSuffix, Span};
 use crate::ir::nat::Nat;
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, MetaKind, ScalarType, Type, TypeNode};
+use crate::syntax::ast::{BinOp, Binder, Expr, ExprKind, NumSuffix, Span};
 
 /// The most nodes one entry point may have after inlining its helpers.
 pub const MAX_INLINED_NODES: usize = 2_000_000;

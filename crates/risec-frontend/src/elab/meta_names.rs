@@ -58,7 +58,11 @@ impl MetaNames {
         let part = |names: &[String], one: &str, many: &str| match names {
             [] => None,
             [name] => Some((name.clone(), format!("a {one}"), "stands")),
-            [init @ .., last] => Some((format!("{} and {last}", init.join(", ")), many.into(), "stand")),
+            [init @ .., last] => Some((
+                format!("{} and {last}", init.join(", ")),
+                many.into(),
+                "stand",
+            )),
         };
         match (part(&sizes, "size", "sizes"), part(&types, "type", "types")) {
             (None, None) => None,
@@ -98,6 +102,9 @@ mod tests {
         assert_eq!(names.size(200), "?a1");
         let one = MetaNames::default();
         one.ty(3);
-        assert_eq!(one.note().as_deref(), Some("`?a` stands for a type not inferred yet"));
+        assert_eq!(
+            one.note().as_deref(),
+            Some("`?a` stands for a type not inferred yet")
+        );
     }
 }

@@ -20,10 +20,10 @@ pub mod unify;
 
 use crate::core::{Expr, ExprKind, Literal, TypedProgram};
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::{Def, Module, Param, Span};
 use crate::ir::nat::{self, Nat, NatAtom};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, ScalarType, Type, TypeNode};
+use crate::syntax::ast::{Def, Module, Param, Span};
 use meta_names::MetaNames;
 use std::collections::{HashMap, HashSet};
 use unify::InferState;

@@ -11,9 +11,9 @@
 //! every use, as before.
 
 use super::unify::{InferState, Obligation};
-use crate::syntax::ast::Span;
 use crate::ir::nat::{self, Nat, NatAtom};
 use crate::ir::types::{self, Type};
+use crate::syntax::ast::Span;
 use std::collections::HashMap;
 
 /// A checked helper's type over its size parameters (elaboration-time binder ids).

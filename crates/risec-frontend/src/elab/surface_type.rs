@@ -6,9 +6,9 @@
 
 use super::Elaborator;
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::{BinOp, NatExpr, NatExprKind, TypeExpr, TypeExprKind};
 use crate::ir::nat::{self, Nat};
 use crate::ir::types::{self, ScalarType, Type};
+use crate::syntax::ast::{BinOp, NatExpr, NatExprKind, TypeExpr, TypeExprKind};
 
 impl Elaborator<'_> {
     /// Converts a written type. `type_binders` are the names bound by enclosing `(n : nat) ->`
@@ -163,16 +163,14 @@ impl Elaborator<'_> {
                             format!("no sizes make `{}` a whole number", self.show_nat(&q)),
                         ))
                     }
-                    nat::Wholeness::TooLarge => {
-                        return Err(Diagnostic::error(
-                            "this size's divisor is too large",
-                            span,
-                            format!(
-                                "`{}` divides by more than 2^64: no size but 0 is a multiple of that",
-                                self.show_nat(&q)
-                            ),
-                        ))
-                    }
+                    nat::Wholeness::TooLarge => return Err(Diagnostic::error(
+                        "this size's divisor is too large",
+                        span,
+                        format!(
+                            "`{}` divides by more than 2^64: no size but 0 is a multiple of that",
+                            self.show_nat(&q)
+                        ),
+                    )),
                 }
                 if record_fact && !q.terms().iter().all(|(_, c)| c.is_integer()) {
                     self.state.add_fact(q.clone(), span);

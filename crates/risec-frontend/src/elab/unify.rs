@@ -8,9 +8,9 @@
 //! solved yet (two unknowns multiplied) are postponed and retried after every solution.
 
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::Span;
 use crate::ir::nat::{self, Nat, NatAtom};
 use crate::ir::types::{self, MetaKind, Type, TypeNode};
+use crate::syntax::ast::Span;
 use std::collections::HashMap;
 
 /// An integrality requirement: `nat` must be a natural number for the program to be well typed.

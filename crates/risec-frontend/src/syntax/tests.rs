@@ -9,7 +9,11 @@ use proptest::prelude::*;
 const EXAMPLES: &[(&str, &str)] = &[
     (
         "dot.rise",
-        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../..", "/examples/dot.rise")),
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../..",
+            "/examples/dot.rise"
+        )),
     ),
     (
         "fuse-transpose.rise",
@@ -21,7 +25,11 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "matmul.rise",
-        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../..", "/examples/matmul.rise")),
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../..",
+            "/examples/matmul.rise"
+        )),
     ),
 ];
 

@@ -2,8 +2,8 @@
 //!
 //! A rule `lhs => rhs` is sound when both sides compute the same value for every well-typed
 //! choice of its pattern variables. [`check_rule`] tries a few such choices (trials): it draws
-//! the types the rule leaves open and small sizes ([`generate::Choices`]), replaces every
-//! pattern variable by a random value of its type ([`generate::Generator`]): a data variable by
+//! the types the rule leaves open and small sizes (`generate::Choices`), replaces every
+//! pattern variable by a random value of its type (`generate::Generator`): a data variable by
 //! a program parameter, a function by a function of its arguments, and a variable used under
 //! the rule's binders (the `b` of `fun x => let y = v in b`) by a function applied to those
 //! binders, so that a rule that rebinds them differently shows. Both instances are type-checked

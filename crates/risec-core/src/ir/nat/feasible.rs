@@ -14,7 +14,7 @@ const MAX_ASSIGNMENTS: u128 = 1 << 16;
 /// Whether some natural values of a size's atoms make it a whole number ([`wholeness`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wholeness {
-    /// Some values do, or it was not decided within [`MAX_ASSIGNMENTS`] (it may be).
+    /// Some values do, or it was not decided within `MAX_ASSIGNMENTS` (it may be).
     Maybe,
     /// No natural values do (`n + 1/2`).
     Never,
@@ -26,7 +26,7 @@ pub enum Wholeness {
 
 /// Whether some natural values of its atoms make `n` a whole number. `n` with denominator
 /// lcm `d` is whole iff `d·n ≡ 0 (mod d)`, which depends on the atoms only modulo `d`, so the
-/// residues are tried: at most [`MAX_ASSIGNMENTS`] of them (past that the answer is
+/// residues are tried: at most `MAX_ASSIGNMENTS` of them (past that the answer is
 /// [`Wholeness::Maybe`]), each with at most a few hundred checked operations.
 pub fn wholeness(n: &Nat) -> Wholeness {
     let mut d: i128 = 1;
@@ -143,7 +143,10 @@ mod tests {
         // n(n+1)/2 is always whole; n(n+1)/2 + 1/2 never is.
         let tri = div(&mul(&n, &add(&n, &lit(1))), &lit(2));
         assert_eq!(wholeness(&tri), Wholeness::Maybe);
-        assert_eq!(wholeness(&add(&tri, &div(&lit(1), &lit(2)))), Wholeness::Never);
+        assert_eq!(
+            wholeness(&add(&tri, &div(&lit(1), &lit(2)))),
+            Wholeness::Never
+        );
         // Two atoms: (m + n)/2 can be; (2m + 4n + 1)/4 cannot.
         let m = binder(2);
         assert_eq!(wholeness(&div(&add(&m, &n), &lit(2))), Wholeness::Maybe);
@@ -181,7 +184,10 @@ mod tests {
         // n; n^k + 1/2 never is.
         let big = pow(&pow(&pow(&n, &lit(64)), &lit(64)), &lit(64));
         assert_eq!(big.terms()[0].0.factors()[0].1, 1 << 18);
-        assert_eq!(wholeness(&div(&add(&big, &lit(1)), &lit(2))), Wholeness::Maybe);
+        assert_eq!(
+            wholeness(&div(&add(&big, &lit(1)), &lit(2))),
+            Wholeness::Maybe
+        );
         let half = div(&lit(1), &lit(2));
         assert_eq!(wholeness(&add(&big, &half)), Wholeness::Never);
         // A numerator near i128::MAX times d/q (here 2) does not overflow: n·(2^127 - 1)/3 +

@@ -166,7 +166,10 @@ mod tests {
         // Huge exponents of 0 and 1 are answered at once, not by u32::MAX products.
         assert_eq!(Rational::ONE.checked_pow(u32::MAX), Some(Rational::ONE));
         assert_eq!(Rational::ZERO.checked_pow(u32::MAX), Some(Rational::ZERO));
-        assert_eq!(Rational::int(2).checked_pow(126), Some(Rational::int(1 << 126)));
+        assert_eq!(
+            Rational::int(2).checked_pow(126),
+            Some(Rational::int(1 << 126))
+        );
         assert_eq!(Rational::int(2).checked_pow(127), None);
         assert_eq!(
             Rational::new(1, 2).unwrap().checked_pow(3),

@@ -121,7 +121,10 @@ fn powers_past_u32_are_opaque_not_wrapped() {
     // 64^6 = 2^36 does not fit a monomial's u32 power: it used to wrap (to n^0 = 1).
     let big = tower(&m(), 6);
     assert_ne!(big, lit(1));
-    assert!(has_op(&big, NatOp::Mul) || has_op(&big, NatOp::Pow), "{big}");
+    assert!(
+        has_op(&big, NatOp::Mul) || has_op(&big, NatOp::Pow),
+        "{big}"
+    );
     // n^(2^30) · n^(2^30) · … stays checked as well.
     let half = tower(&m(), 5);
     assert_eq!(half.terms()[0].0.factors()[0].1, 1 << 30);
