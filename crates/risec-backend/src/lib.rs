@@ -27,12 +27,12 @@
 //! others are renamed ([`names::c_identifier`]: `int` is `p_int`, `size_t` is `p_size_t_`).
 //!
 //! ```
-//! use risec::diagnostics::SourceFile;
+//! use risec_core::diagnostics::SourceFile;
 //! let file = SourceFile::new("scale.rise",
 //!     "def scale {n : nat} (xs : n.f32) : n.f32 = mapSeq (fun x => x * 2.0) xs");
-//! let program = risec::frontend::load::compile_source(&file, None).unwrap();
-//! let options = risec::backend_c::CodegenOptions::new("scale.h");
-//! let c = risec::backend_c::emit_c(&program, &options).unwrap();
+//! let program = risec_frontend::load::compile_source(&file, None).unwrap();
+//! let options = risec_backend::CodegenOptions::new("scale.h");
+//! let c = risec_backend::emit_c(&program, &options).unwrap();
 //! assert!(c.header.contains("int scale(int n, float *restrict out, const float *restrict xs);"));
 //! assert!(c.source.contains("out[xs_i] = xs[xs_i] * 2.0f;"));
 //! ```

@@ -28,9 +28,15 @@ pub struct Kernel {
     pub function: String,
 }
 
-/// The directory of the hand-written baselines.
+/// The directory of the hand-written baselines: `codegen/baselines` of the repository this
+/// crate was built in (two levels above the crate's own folder, `crates/risec-bench`).
 pub fn baselines_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("codegen/baselines")
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate_dir
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(crate_dir);
+    root.join("codegen/baselines")
 }
 
 /// The seven versions of the TVM GEMM schedule, in order: the sketch files

@@ -18,7 +18,7 @@
 //! `backoff(LIMIT, BAN)`, `sample(K)`, `mcts(BUDGET, DEPTH)`.
 //!
 //! ```
-//! use risec::eqsat::schedule::Scheduler;
+//! use risec_eqsat::schedule::Scheduler;
 //! let s: Scheduler = "sample(8)".parse().unwrap();
 //! assert_eq!(s, Scheduler::Sample(8));
 //! assert_eq!(s.to_string(), "sample(8)");

@@ -41,7 +41,7 @@
 //! and per-rule counts are JSON objects keyed by rule name in the order the rules were given.
 //!
 //! ```
-//! use risec::stats::RuleCounts;
+//! use risec_eqsat::stats::RuleCounts;
 //! let counts = RuleCounts(vec![("map-fusion".into(), 3), ("eta".into(), 0)]);
 //! assert_eq!(serde_json::to_string(&counts).unwrap(), r#"{"map-fusion":3,"eta":0}"#);
 //! ```

@@ -13,7 +13,7 @@
 //! ```
 //!
 //! ```
-//! use risec::la;
+//! use risec_la as la;
 //!
 //! let file = risec::SourceFile::new("pnmf.la", "input W : 1000 x 10\ninput H : 10 x 1000\noutput s = sum(W %*% H)");
 //! let program = la::parse(&file).unwrap();

@@ -17,7 +17,7 @@
 //! * `expand`: sketch definitions applied to their arguments (used by [`resolve`]).
 //!
 //! ```
-//! use risec::sketch::{parser::parse_sketch, Sketch};
+//! use risec_sketch::{parser::parse_sketch, Sketch};
 //! assert!(parse_sketch("contains(map (fun => ?) ?)").is_ok());
 //! ```
 

@@ -32,7 +32,7 @@
 //! ```
 //! use risec::{emit_c, load_program, load_sketch, optimize, CodegenOptions, SearchOptions};
 //!
-//! let root = env!("CARGO_MANIFEST_DIR");
+//! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 //! let program = load_program(format!("{root}/examples/matmul.rise"), None)?;
 //! let steps = load_sketch(format!("{root}/sketches/matmul/blocking.sk"), &program)?;
 //! let optimized = optimize(&program, &steps, &SearchOptions::default())?;

@@ -235,10 +235,12 @@ fn run(stmts: &[Stmt], out: &str, state: &mut State) -> Result<(), String> {
                 };
                 match state.expr(value, out) {
                     Some(deps) if deps.iter().all(|d| *d == own) => {}
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "the value stored to out[{}] may depend on other elements of the output",
                         idx.to_c()
-                    )),
+                    ))
+                    }
                 }
             }
             Stmt::For { var, body, .. } => {

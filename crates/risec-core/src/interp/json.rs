@@ -7,7 +7,7 @@
 //! turns non-finite floats, which JSON cannot hold, into `null`.
 //!
 //! ```
-//! use risec::interp::{json, Value};
+//! use risec_core::interp::{json, Value};
 //! let v = Value::Array(vec![Value::F32(1.5), Value::F32(-2.0)].into());
 //! assert_eq!(json::to_json(&v).to_string(), "[1.5,-2.0]");
 //! ```

@@ -6,7 +6,7 @@
 //! bytes), sizes too large for a `u64` are refused, and the messages say what to write.
 //!
 //! ```
-//! use risec::support::units::{parse_duration, parse_size};
+//! use risec_core::support::units::{parse_duration, parse_size};
 //! assert_eq!(parse_duration("500ms").unwrap(), std::time::Duration::from_millis(500));
 //! assert_eq!(parse_size("4GiB").unwrap(), 4 << 30);
 //! ```

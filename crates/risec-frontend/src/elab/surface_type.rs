@@ -163,14 +163,16 @@ impl Elaborator<'_> {
                             format!("no sizes make `{}` a whole number", self.show_nat(&q)),
                         ))
                     }
-                    nat::Wholeness::TooLarge => return Err(Diagnostic::error(
-                        "this size's divisor is too large",
-                        span,
-                        format!(
+                    nat::Wholeness::TooLarge => {
+                        return Err(Diagnostic::error(
+                            "this size's divisor is too large",
+                            span,
+                            format!(
                             "`{}` divides by more than 2^64: no size but 0 is a multiple of that",
                             self.show_nat(&q)
                         ),
-                    )),
+                        ))
+                    }
                 }
                 if record_fact && !q.terms().iter().all(|(_, c)| c.is_integer()) {
                     self.state.add_fact(q.clone(), span);
