@@ -18,8 +18,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use risec_eqsat::growth::{chain_problem, Goal, GOALS};
+use risec_eqsat::limits::Limits;
 use risec_eqsat::prove::Problem;
-use risec_eqsat::runner::Limits;
 use std::hint::black_box;
 
 fn load(goal: &Goal) -> Problem {

@@ -13,9 +13,10 @@
 use risec_core::support::memory::{peak_memory, resident_memory};
 use risec_eqsat::egraph::{self, RiseEGraph};
 use risec_eqsat::growth::{chain_problem, GOALS};
+use risec_eqsat::limits::Limits;
 use risec_eqsat::prove::Problem;
 use risec_eqsat::rewrite::Assumptions;
-use risec_eqsat::runner::{self, Limits};
+use risec_eqsat::runner;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

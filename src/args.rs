@@ -2,7 +2,7 @@
 //! subcommand, with the help texts users read.
 
 use super::eval::OutputFormat;
-use crate::eqsat::runner::Limits;
+use crate::eqsat::limits::Limits;
 use crate::eqsat::schedule::Scheduler;
 use crate::support::units::{parse_duration, parse_size};
 use clap::{Parser, Subcommand};

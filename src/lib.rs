@@ -47,8 +47,8 @@ pub use self::{
     verify::{verify, VerifyArgs},
 };
 
+use crate::eqsat::limits::Limits;
 use crate::eqsat::prove::ProveOptions;
-use crate::eqsat::runner::Limits;
 use args::{Cli, Command};
 use clap::Parser;
 use std::process::ExitCode;

@@ -5,8 +5,9 @@
 use risec_core::support::memory::resident_memory;
 use risec_eqsat::egraph::{self, RiseEGraph};
 use risec_eqsat::growth::{chain_problem, GOALS};
+use risec_eqsat::limits::{Limits, StopReason};
 use risec_eqsat::rewrite::Assumptions;
-use risec_eqsat::runner::{self, Limits, StopReason};
+use risec_eqsat::runner;
 use std::time::Duration;
 
 fn iterations(n: usize) -> Limits {

@@ -1,9 +1,9 @@
 //! Equality saturation for typed Rise: the e-graph ([`egraph`]), rules written with names and
 //! their typed instantiation ([`rewrite`]), the rule library validated against the interpreter
-//! ([`rules`]), the saturation loop with its limits ([`runner`]) and its rule schedulers ([`schedule`],
-//! Monte Carlo tree search in `mcts`), its statistics ([`stats`]),
-//! and `risec prove`'s search ([`prove`]). With tests or the `testkit` feature, `growth` holds
-//! the workloads that measure the e-graph's growth.
+//! ([`rules`]), the saturation loop ([`runner`]) with its [`limits`], one pass of the rules under
+//! them ([`pass`]) and the rule schedulers behind a trait ([`schedule`]: simple, back-off,
+//! sampling, Monte Carlo tree search), its statistics ([`stats`]), and `risec prove`'s search
+//! ([`prove`]). `growth` holds the workloads that measure the e-graph's growth (tests, benches).
 
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
@@ -14,7 +14,8 @@ use risec_frontend as frontend;
 pub mod egraph;
 pub mod explain;
 pub mod growth;
-pub(crate) mod mcts;
+pub mod limits;
+pub mod pass;
 pub mod prove;
 pub mod rewrite;
 pub mod rules;

@@ -46,7 +46,7 @@
 //! assert_eq!(serde_json::to_string(&counts).unwrap(), r#"{"map-fusion":3,"eta":0}"#);
 //! ```
 
-use crate::runner::{Limits, StopReason};
+use crate::limits::{Limits, StopReason};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::time::Duration;
 

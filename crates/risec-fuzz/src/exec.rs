@@ -159,11 +159,11 @@ pub(super) fn run(
             fresh_dir(&dir)?;
             let start_path = write(&dir, "start.rise", start)?;
             let goal_path = write(&dir, "goal.rise", goal)?;
-            let defaults = crate::eqsat::runner::Limits::default();
+            let defaults = crate::eqsat::limits::Limits::default();
             let prove_options = crate::eqsat::prove::ProveOptions {
                 rules: rules.clone(),
                 normalize: *normalize,
-                limits: crate::eqsat::runner::Limits {
+                limits: crate::eqsat::limits::Limits {
                     time,
                     nodes: settings.nodes.unwrap_or(defaults.nodes),
                     iterations: settings.iterations.unwrap_or(defaults.iterations),

@@ -11,7 +11,7 @@ use super::print;
 use super::rules;
 use crate::eqsat::schedule::Scheduler;
 use egg::{Id, RecExpr, Rewrite, RewriteScheduler, Runner, SearchMatches, StopReason};
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
@@ -116,37 +116,59 @@ pub enum OptimizeError {
     Scheduler(String),
 }
 
-/// SPORES' sampling: at most `k` matches per rule and iteration, drawn at random.
+/// `sample(K)`: at most K matches per rule and iteration, drawn at random; after an iteration
+/// that changed nothing but held matches back, the next applies every match (the meaning of
+/// `sample(K)` in sketch files too: [`risec_eqsat::schedule::sampling`]).
 struct Sampling {
     k: usize,
     rng: XorShiftRng,
     /// Whether the current iteration held matches back (then it is not saturation).
     held_back: bool,
+    /// The iteration that applies every match, after one that stalled.
+    full_iteration: Option<usize>,
 }
 
 impl RewriteScheduler<Math, LaAnalysis> for Sampling {
-    fn can_stop(&mut self, _iteration: usize) -> bool {
+    fn can_stop(&mut self, iteration: usize) -> bool {
         // An iteration that changed nothing but held matches back is not saturation: the next
-        // one draws again.
-        !std::mem::take(&mut self.held_back)
+        // one applies every match.
+        if std::mem::take(&mut self.held_back) {
+            self.full_iteration = Some(iteration + 1);
+            false
+        } else {
+            true
+        }
     }
 
     fn search_rewrite<'a>(
         &mut self,
-        _iteration: usize,
+        iteration: usize,
         egraph: &LaEGraph,
         rewrite: &'a Rewrite<Math, LaAnalysis>,
     ) -> Vec<SearchMatches<'a, Math>> {
         let mut matches = rewrite.search(egraph);
-        let total: usize = matches.iter().map(|m| m.substs.len()).sum();
-        if total <= self.k {
+        if self.full_iteration == Some(iteration) {
             return matches;
         }
+        let total: usize = matches.iter().map(|m| m.substs.len()).sum();
+        let Some(picked) =
+            risec_eqsat::schedule::sampling::sample_indices(&mut self.rng, self.k, total)
+        else {
+            return matches;
+        };
         self.held_back = true;
-        // Keep each match with probability k / total.
-        let p = self.k as f64 / total as f64;
+        // Keep the picked matches, numbered across the e-classes in search order.
+        let mut next = 0;
+        let mut picked = picked.into_iter().peekable();
         for m in &mut matches {
-            m.substs.retain(|_| self.rng.random::<f64>() < p);
+            m.substs.retain(|_| {
+                let keep = picked.peek() == Some(&next);
+                if keep {
+                    picked.next();
+                }
+                next += 1;
+                keep
+            });
         }
         matches.retain(|m| !m.substs.is_empty());
         matches
@@ -245,6 +267,7 @@ fn saturate(
             k: *k,
             rng: XorShiftRng::seed_from_u64(options.seed),
             held_back: false,
+            full_iteration: None,
         }))),
         other => return Err(OptimizeError::Scheduler(other.to_string())),
     };

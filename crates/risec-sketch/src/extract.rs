@@ -493,7 +493,7 @@ mod tests {
         let mut eg = RiseEGraph::default();
         let root = add_expr(&mut eg, &program_normal(&p.term).unwrap());
         let rules = crate::eqsat::rules::lookup_all(rules).unwrap();
-        let limits = crate::eqsat::runner::Limits {
+        let limits = crate::eqsat::limits::Limits {
             iterations,
             ..Default::default()
         };

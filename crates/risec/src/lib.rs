@@ -79,7 +79,7 @@ pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;
 pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
 pub use crate::eqsat::explain::{Binder, Rewrite};
-pub use crate::eqsat::runner::{Limits, StopReason};
+pub use crate::eqsat::limits::{Limits, StopReason};
 pub use crate::eqsat::schedule::{Scheduler, SchedulerError, Strategy};
 pub use crate::eqsat::stats;
 pub use crate::frontend::load::{FrontEndError, LoadError};

@@ -1,5 +1,5 @@
 //! Monte Carlo tree search over rule applications (MCTS-guided equality saturation, PACT'24),
-//! adapted to guided search: [`super::schedule::Scheduler::Mcts`].
+//! adapted to guided search: [`super::Scheduler::Mcts`], implemented by [`Mcts`].
 //!
 //! One iteration of the saturation loop applies one rule (every match of it, then the
 //! normal-form rules' catch-up passes). Which rule is decided by `budget` simulations from the
@@ -21,7 +21,7 @@
 //!
 //! `progress + 0.1 · cost decrease − 0.05 · log2(growth)`, on the simulation's final e-graph:
 //!
-//! * *progress* toward the goal, in `[0, 1]` ([`super::runner::Guide`]): for a sketch step, how
+//! * *progress* toward the goal, in `[0, 1]` ([`super::Guide`]): for a sketch step, how
 //!   much of the sketch the root's closest partial match satisfies (its sketch nodes matched in
 //!   order and at all, over twice the sketch's size: `risec_sketch::closest`); for
 //!   `risec prove`, the share of the goal's subterms already in the e-graph. Guided search wants
@@ -32,11 +32,13 @@
 //! * *growth*: the e-nodes of the simulation's e-graph over the real one's. A rule that only
 //!   grows the e-graph costs every later iteration time and memory, which is what MCTS is for.
 
+use super::{Guide, Iteration, RuleScheduler};
 use crate::egraph::RiseEGraph;
+use crate::limits::StopReason;
+use crate::pass::{LimitWatch, PassOutcome};
 use crate::rewrite::{Assumptions, Rule};
-use crate::runner::{Budget, Guide, PassOutcome, StopReason};
 use crate::stats::RuleCounts;
-use rand::RngExt;
+use rand::{RngExt, SeedableRng};
 use rand_xorshift::XorShiftRng;
 
 /// The exploration constant of UCT (rewards are about `[0, 1]`).
@@ -53,18 +55,74 @@ const GROWTH_WEIGHT: f64 = 0.05;
 /// the e-graph is assumed to need.
 const BYTES_PER_ENODE: u64 = 400;
 
+/// The MCTS scheduler: per iteration, `simulations` simulations of up to `depth` rule
+/// applications, then the best first rule is applied.
+#[derive(Clone, Debug)]
+pub struct Mcts {
+    simulations: usize,
+    depth: usize,
+    seed: u64,
+    rng: XorShiftRng,
+}
+
+impl Mcts {
+    /// A scheduler running `simulations` simulations of `depth` applications per iteration, its
+    /// random choices drawn from `seed`.
+    pub fn new(simulations: usize, depth: usize, seed: u64) -> Mcts {
+        Mcts {
+            simulations,
+            depth,
+            seed,
+            rng: XorShiftRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl RuleScheduler for Mcts {
+    fn iterate(&mut self, iteration: &mut Iteration) -> PassOutcome {
+        let search = Search {
+            rules: iteration.searched,
+            reductions: iteration.reductions,
+            simulations: self.simulations,
+            depth: self.depth,
+            guide: iteration.guide,
+        };
+        search.step(
+            iteration.egraph,
+            iteration.watch,
+            &mut self.rng,
+            iteration.assumptions,
+            iteration.goal,
+            iteration.applied,
+        )
+    }
+
+    /// Saturated when no rule changes anything (MCTS holds no matches back).
+    fn end_iteration(&mut self, changed: bool) -> bool {
+        !changed
+    }
+
+    fn name(&self) -> String {
+        format!("mcts({}, {})", self.simulations, self.depth)
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+}
+
 /// One MCTS decision: the rules it chooses among and how much it looks ahead.
-pub(crate) struct Search<'a> {
+struct Search<'a> {
     /// The rules the tree chooses among (the normal-form rules follow every application).
-    pub(crate) rules: &'a [&'a Rule],
+    rules: &'a [&'a Rule],
     /// The normal-form rules.
-    pub(crate) reductions: &'a [&'a Rule],
+    reductions: &'a [&'a Rule],
     /// Simulations per decision.
-    pub(crate) simulations: usize,
+    simulations: usize,
     /// Rule applications per simulation.
-    pub(crate) depth: usize,
+    depth: usize,
     /// Progress toward the goal (the reward's main term).
-    pub(crate) guide: Option<&'a Guide<'a>>,
+    guide: Option<&'a Guide<'a>>,
 }
 
 /// A node of the search tree: the state after the rules on the path from the root.
@@ -99,16 +157,16 @@ struct Simulation<'b> {
     egraph: RiseEGraph,
     assumptions: Assumptions,
     applied: RuleCounts,
-    budget: Budget<'b>,
+    budget: LimitWatch<'b>,
 }
 
 impl Search<'_> {
     /// Decides on a rule by simulation and applies it to `egraph` (or adopts a simulation's
     /// e-graph that reached the goal). `changed` is false when no rule changes anything.
-    pub(crate) fn step(
+    fn step(
         &self,
         egraph: &mut RiseEGraph,
-        budget: &mut Budget,
+        budget: &mut LimitWatch,
         rng: &mut XorShiftRng,
         assumptions: &mut Assumptions,
         goal: &mut dyn FnMut(&RiseEGraph) -> bool,
@@ -130,7 +188,7 @@ impl Search<'_> {
         let copy_bytes = egraph.total_size() as u64 * BYTES_PER_ENODE;
         for _ in 0..self.simulations {
             halted = budget.exceeded(egraph).or_else(|| {
-                crate::support::memory::would_exceed(budget.limits.memory, copy_bytes)
+                crate::support::memory::would_exceed(budget.limits().memory, copy_bytes)
                     .map(|_| StopReason::MemoryLimit)
             });
             if halted.is_some() {
@@ -283,7 +341,7 @@ impl Search<'_> {
         &self,
         rule: usize,
         egraph: &mut RiseEGraph,
-        budget: &mut Budget,
+        budget: &mut LimitWatch,
         assumptions: &mut Assumptions,
         applied: &mut RuleCounts,
     ) -> PassOutcome {
