@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-/// When a search must stop. Part of a search's statistics ([`SearchStats::limits`]); the JSON
+/// When a search must stop. Part of a search's statistics ([`crate::stats::SearchStats::limits`]); the JSON
 /// holds `time_ms`, `nodes`, `iterations` and `memory_bytes`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Limits {

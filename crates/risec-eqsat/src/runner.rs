@@ -32,7 +32,7 @@
 //! The e-node limit is checked after every single application (the e-graph then stops growing
 //! within one right-hand side of the limit), the time limit between applications and every few
 //! hundred e-classes inside a search (leaving room for the final rebuild, estimated from the
-//! previous one), and the memory limit every [`APPLICATIONS_PER_MEMORY_CHECK`] applications and
+//! previous one), and the memory limit every [`crate::pass::APPLICATIONS_PER_MEMORY_CHECK`] applications and
 //! between rules. A stopped pass still rebuilds, so the e-graph is always left consistent.
 //! Memory is the process's resident set, polled from `/proc` where available.
 
