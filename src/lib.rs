@@ -187,6 +187,9 @@ fn run(command: Command) -> ExitCode {
 /// Prints the C backend's warnings about slow code to standard error, `warning: …` each.
 fn print_codegen_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprint!(
+            "{}",
+            crate::diagnostics::render_unplaced(crate::diagnostics::Severity::Warning, w, &[])
+        );
     }
 }

@@ -143,7 +143,11 @@ fn an_application_rewritten_to_its_argument_is_rejected() {
         "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("warning: rule `bad` is trusted"));
+    let err = stderr(&o);
+    assert!(err.contains("warning: rule `bad` is trusted"), "{err}");
+    // Rendered as errors are: at the rule's name, with its line underlined.
+    let at = format!("{}:", sk.display());
+    assert!(err.contains(&at) && err.contains("^^^ trusted"), "{err}");
 }
 
 #[test]

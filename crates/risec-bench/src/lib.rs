@@ -306,7 +306,14 @@ pub fn build(
             source,
         })?;
         for w in &c.warnings {
-            eprintln!("warning: version `{}`: {w}", v.name);
+            eprint!(
+                "{}",
+                crate::diagnostics::render_unplaced(
+                    crate::diagnostics::Severity::Warning,
+                    &format!("version `{}`: {w}", v.name),
+                    &[]
+                )
+            );
         }
         write(&dir.join(&file), &c.source)?;
         write(&dir.join(format!("{function}.h")), &c.header)?;

@@ -12,7 +12,7 @@ use super::origin::{Origin, Place, SketchOrigins};
 use super::parser::parse_file;
 use super::Sketch;
 use crate::core::TypedProgram;
-use crate::diagnostics::{Diagnostic, SourceFile};
+use crate::diagnostics::{render_unplaced, Diagnostic, Severity, SourceFile};
 use crate::eqsat::limits::Limits;
 use crate::eqsat::rewrite::Rule;
 use crate::eqsat::schedule::Scheduler;
@@ -77,7 +77,8 @@ pub struct SketchOptions {
 pub struct LoadedSketch {
     /// The guide steps, in order.
     pub steps: Vec<GuideStep>,
-    /// Warnings, each a full line (`warning: rule `r` is not checked …`).
+    /// Warnings, each rendered as errors are (`warning: …`, the file, line and column, the
+    /// source line underlined).
     pub warnings: Vec<String>,
     /// The files read (the sketch file and its imports, as canonical paths), which the run's
     /// outputs must not overwrite.
@@ -118,12 +119,20 @@ pub fn load_with(
                 diagnostics: Vec::new(),
             });
         }
-        let mut warnings = std::mem::take(&mut r.warnings);
+        let mut warnings: Vec<String> = r
+            .warnings
+            .iter()
+            .map(|(f, d)| r.files[*f].render(std::slice::from_ref(d)))
+            .collect();
         for name in &options.trusted_rules {
             if !r.user_rules.contains_key(name) {
-                warnings.push(format!(
-                    "warning: --trust-rule {name}: `{}` defines no user rule of this name\n",
-                    path.display()
+                warnings.push(render_unplaced(
+                    Severity::Warning,
+                    &format!(
+                        "--trust-rule {name}: `{}` defines no user rule of this name",
+                        path.display()
+                    ),
+                    &[],
                 ));
             }
         }
@@ -217,8 +226,8 @@ pub(super) struct Resolver<'p> {
     pub(super) user_rules: HashMap<String, (Rule, usize, Span)>,
     /// User rules not checked against the interpreter.
     pub(super) trusted: Vec<String>,
-    /// Warnings, each a full line.
-    pub(super) warnings: Vec<String>,
+    /// Warnings, each at its place in file `.0`.
+    pub(super) warnings: Vec<(usize, Diagnostic)>,
     pub(super) errors: Vec<(usize, Diagnostic)>,
     /// Errors about a file that could not be read, reported without a source.
     pub(super) plain_errors: Vec<String>,

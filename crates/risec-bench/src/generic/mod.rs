@@ -148,7 +148,14 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
             source,
         })?;
         for w in &c.warnings {
-            eprintln!("warning: version `{}`: {w}", v.name);
+            eprint!(
+                "{}",
+                crate::diagnostics::render_unplaced(
+                    crate::diagnostics::Severity::Warning,
+                    &format!("version `{}`: {w}", v.name),
+                    &[]
+                )
+            );
         }
         let file = dir.join(format!("{function}.c"));
         super::write(&file, &c.source)?;

@@ -41,9 +41,38 @@ impl Span {
     }
 }
 
-/// One compiler error.
+/// How serious a diagnostic is: an error stops the command, a warning does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Severity {
+    /// The input is wrong: nothing is produced.
+    #[default]
+    Error,
+    /// The input is accepted, but something in it deserves a look.
+    Warning,
+}
+
+impl Severity {
+    /// The word that starts the rendered diagnostic (`error`, `warning`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+
+    fn to_codespan(self) -> codespan_reporting::diagnostic::Severity {
+        match self {
+            Severity::Error => codespan_reporting::diagnostic::Severity::Error,
+            Severity::Warning => codespan_reporting::diagnostic::Severity::Warning,
+        }
+    }
+}
+
+/// One compiler error or warning, at a place in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
     /// The headline: what went wrong.
     pub message: String,
     /// Where it went wrong.
@@ -60,11 +89,20 @@ impl Diagnostic {
     /// An error at `span` with a headline and a label.
     pub fn error(message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
         Diagnostic {
+            severity: Severity::Error,
             message: message.into(),
             span,
             label: label.into(),
             secondary: Vec::new(),
             notes: Vec::new(),
+        }
+    }
+
+    /// A warning at `span` with a headline and a label.
+    pub fn warning(message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message, span, label)
         }
     }
 
@@ -150,7 +188,7 @@ impl SourceFile {
                     .zip(&spans[1..])
                     .map(|((_, l), s)| Label::secondary((), cut(s)).with_message(l)),
             );
-            let cs = CsDiagnostic::error()
+            let cs = CsDiagnostic::new(d.severity.to_codespan())
                 .with_message(&d.message)
                 .with_labels(labels)
                 .with_notes(d.notes.clone());
@@ -159,8 +197,10 @@ impl SourceFile {
                 // fall back to a plain line rather than losing the error.
                 let (line, col) = self.line_col(d.span.start);
                 out.push_str(&format!(
-                    "error: {}\n  --> {}:{line}:{col}\n",
-                    d.message, self.name
+                    "{}: {}\n  --> {}:{line}:{col}\n",
+                    d.severity.word(),
+                    d.message,
+                    self.name
                 ));
             }
         }
@@ -168,9 +208,35 @@ impl SourceFile {
     }
 }
 
+/// Renders a diagnostic that has no place in a source file (about generated C, say) the way
+/// placed ones are rendered: `warning: MESSAGE`, then `= NOTE` lines.
+pub fn render_unplaced(severity: Severity, message: &str, notes: &[String]) -> String {
+    let mut out = format!("{}: {message}\n", severity.word());
+    for note in notes {
+        out.push_str(&format!("  = {note}\n"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_are_rendered_like_errors() {
+        let src = SourceFile::new("s.sk", "rule r : a =>> b\n");
+        let d = Diagnostic::warning("rule `r` is trusted", Span::new(5, 6), "not checked")
+            .with_note("it is not checked against the reference interpreter");
+        let text = src.render(&[d]);
+        assert!(text.starts_with("warning: rule `r` is trusted"), "{text}");
+        assert!(text.contains("s.sk:1:6"), "{text}");
+        assert!(text.contains("^ not checked"), "{text}");
+        assert!(text.contains("= it is not checked"), "{text}");
+        assert_eq!(
+            render_unplaced(Severity::Warning, "lanes gathered", &["a note".into()]),
+            "warning: lanes gathered\n  = a note\n"
+        );
+    }
 
     #[test]
     fn renders_file_line_column_and_underline() {

@@ -41,7 +41,7 @@
 mod generate;
 mod sides;
 
-use crate::diagnostics::SourceFile;
+use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::eqsat::rewrite::Rule;
 use crate::frontend::load::compile_source;
 use crate::frontend::syntax::ast::{Expr, Span};
@@ -524,10 +524,17 @@ impl super::resolve::Resolver<'_> {
             name.text
         );
         if self.trusted.contains(&name.text) {
-            self.warnings.push(format!(
-                "warning: rule `{}` is trusted (--trust-rule): it is not checked against the \
-                 reference interpreter\n",
-                name.text
+            self.warnings.push((
+                f,
+                Diagnostic::warning(
+                    format!(
+                        "rule `{}` is trusted (--trust-rule): it is not checked against the \
+                         reference interpreter",
+                        name.text
+                    ),
+                    name.span,
+                    "trusted",
+                ),
             ));
             return Some(rule);
         }
