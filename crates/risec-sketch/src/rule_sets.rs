@@ -79,7 +79,7 @@ impl Resolver<'_> {
             ) {
                 Ok(()) => self.validate_user_rule(f, name, span, rule, lhs, rhs),
                 Err((in_rhs, d)) => {
-                    let mut d = shift(d, if in_rhs { rhs_offset } else { span.start });
+                    let mut d = shift(*d, if in_rhs { rhs_offset } else { span.start });
                     d.message = format!("rule `{}` is not well typed: {}", name.text, d.message);
                     self.error(f, d);
                     None

@@ -662,7 +662,7 @@ pub fn check_rule_sides(
     rhs: &crate::syntax::ast::Expr,
     expr_vars: &[String],
     size_vars: &[String],
-) -> Result<(), (bool, Diagnostic)> {
+) -> Result<(), (bool, Box<Diagnostic>)> {
     let module = Module { defs: Vec::new() };
     let mut el = Elaborator::new(&module);
     for s in size_vars {
@@ -681,10 +681,10 @@ pub fn check_rule_sides(
         });
         el.expr_depth += 1;
     }
-    let l = el.elab_expr(lhs).map_err(|d| (false, d))?;
-    let r = el.elab_expr(rhs).map_err(|d| (true, d))?;
+    let l = el.elab_expr(lhs).map_err(|d| (false, Box::new(d)))?;
+    let r = el.elab_expr(rhs).map_err(|d| (true, Box::new(d)))?;
     el.expect_type(&l.ty, &r.ty, rhs.span, rhs.span, "the left-hand side")
-        .map_err(|d| (true, d))
+        .map_err(|d| (true, Box::new(d)))
 }
 
 /// The types of a rule's pattern variables, the sizes of its size variables and the type of the
