@@ -215,7 +215,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
 /// What `--explain FILE` writes: per step, the rewrites from its start to its result.
 fn explanation_text(
     program: &crate::core::TypedProgram,
-    explanations: &[(String, Vec<crate::eqsat::explain::Rewrite>)],
+    explanations: &[(String, Vec<crate::eqsat::explain::ExplanationStep>)],
 ) -> String {
     let show = |e: &crate::core::Expr, b: &[crate::eqsat::explain::Binder]| {
         crate::eqsat::explain::subterm_text(program, e, b)

@@ -3,7 +3,7 @@
 /// What `risec prove` prints, and whether the goal was found (exit status 0, else 2).
 #[derive(Clone, Debug)]
 pub struct ProveOutput {
-    /// The outcome's summary (`eqsat::prove::Outcome::summary`).
+    /// The outcome's summary (`eqsat::prove::ProveOutcome::summary`).
     pub text: String,
     /// Whether the goal was found.
     pub found: bool,

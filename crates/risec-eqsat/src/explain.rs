@@ -17,9 +17,9 @@ pub fn explaining_egraph() -> RiseEGraph {
     RiseEGraph::default().with_explanations_enabled()
 }
 
-/// One rewrite of an explanation.
+/// One step of an explanation: a rule rewrote one subterm.
 #[derive(Clone, Debug)]
-pub struct Rewrite {
+pub struct ExplanationStep {
     /// The rule's name.
     pub rule: String,
     /// Whether the rule was used right to left (it rewrote `after` into `before`).
@@ -46,7 +46,7 @@ pub enum Binder {
 
 /// The rewrites from `from` to `to`, which must be in one e-class of `egraph` (an e-graph made
 /// by [`explaining_egraph`]); `None` when they are not, or explanations are off.
-pub fn explain(egraph: &mut RiseEGraph, from: &Expr, to: &Expr) -> Option<Vec<Rewrite>> {
+pub fn explain(egraph: &mut RiseEGraph, from: &Expr, to: &Expr) -> Option<Vec<ExplanationStep>> {
     if !egraph.are_explanations_enabled() {
         return None;
     }
@@ -62,7 +62,7 @@ pub fn explain(egraph: &mut RiseEGraph, from: &Expr, to: &Expr) -> Option<Vec<Re
         let Some((path, rule, reversed)) = rewritten(&pair[1]) else {
             continue;
         };
-        out.push(Rewrite {
+        out.push(ExplanationStep {
             rule,
             reversed,
             before: to_expr(at(&pair[0], &path)),
@@ -125,7 +125,7 @@ fn to_expr(t: &FlatTerm<RiseNode>) -> Expr {
 
 /// The explanation as text, one numbered entry per rewrite: the rule (noted when used right to
 /// left) and the subterm before and after, written by `show` (which gets the lambdas around it).
-pub fn render(rewrites: &[Rewrite], show: &dyn Fn(&Expr, &[Binder]) -> String) -> String {
+pub fn render(rewrites: &[ExplanationStep], show: &dyn Fn(&Expr, &[Binder]) -> String) -> String {
     let mut out = String::new();
     for (i, r) in rewrites.iter().enumerate() {
         let arrow = if r.reversed { " (right to left)" } else { "" };

@@ -4,14 +4,14 @@
 //! put in beta-eta normal form (unless asked not to). The e-graph is grown from the start term by
 //! [`runner::run`] until the goal term is in the start's e-class, the e-graph saturates, or a
 //! limit stops the search. [`Problem`] is the prepared search (everything before the timed part,
-//! which is what the benchmarks measure), [`Outcome`] what it found: the search's statistics
+//! which is what the benchmarks measure), [`ProveOutcome`] what it found: the search's statistics
 //! ([`SearchStats`]), the text `risec prove` prints, and what `--stats` writes ([`RunStats`]).
 
 use crate::core::normalize::{program_normal, OutOfFuel};
 use crate::core::print::{program_nat_to_source, program_type_to_source};
 use crate::core::{Expr, TypedProgram};
 use crate::egraph::{self, RiseEGraph};
-use crate::explain::{self, Rewrite};
+use crate::explain::{self, ExplanationStep};
 use crate::frontend::load::{compile_file, LoadError};
 use crate::limits::{Limits, StopReason};
 use crate::rewrite::{Assumptions, Rule};
@@ -40,7 +40,7 @@ pub struct ProveOptions {
     pub assume: bool,
     /// The rule scheduler and its seed.
     pub strategy: Strategy,
-    /// Record the rewrites from the start to the goal ([`Outcome::explanation`]).
+    /// Record the rewrites from the start to the goal ([`ProveOutcome::explanation`]).
     pub explain: bool,
 }
 
@@ -190,13 +190,13 @@ impl Problem {
 
     /// Runs the search: a fresh e-graph holding the start term, grown until the goal term is in
     /// the start's e-class or the search stops.
-    pub fn search(&self, limits: &Limits) -> Outcome {
+    pub fn search(&self, limits: &Limits) -> ProveOutcome {
         self.search_with(limits, &Strategy::default(), false)
     }
 
     /// [`Problem::search`] with a scheduler, recording the rewrites from the start to the goal
     /// when `explain` is set and the goal is found.
-    pub fn search_with(&self, limits: &Limits, strategy: &Strategy, explain: bool) -> Outcome {
+    pub fn search_with(&self, limits: &Limits, strategy: &Strategy, explain: bool) -> ProveOutcome {
         let mut egraph = if explain {
             explain::explaining_egraph()
         } else {
@@ -238,7 +238,7 @@ impl Problem {
             .iter()
             .map(|n| program_nat_to_source(&self.start, n))
             .collect();
-        let mut outcome = Outcome {
+        let mut outcome = ProveOutcome {
             search,
             start_name: self.start.name.clone(),
             goal_name: self.goal.name.clone(),
@@ -276,7 +276,7 @@ fn share_present(egraph: &RiseEGraph, goal: &egg::RecExpr<crate::egraph::RiseNod
 }
 
 /// Loads both files and runs the search ([`Problem::load`], then [`Problem::search_with`]).
-pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome, ProveError> {
+pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<ProveOutcome, ProveError> {
     Ok(Problem::load(start, goal, options)?.search_with(
         &options.limits,
         &options.strategy,
@@ -286,7 +286,7 @@ pub fn prove(start: &str, goal: &str, options: &ProveOptions) -> Result<Outcome,
 
 /// What a search found.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct ProveOutcome {
     /// The search's statistics: its limits, every iteration, why it stopped, the totals, and
     /// the divisibility facts the rules assumed (`summary.assumed`, as `n/32`).
     pub search: SearchStats,
@@ -303,12 +303,12 @@ pub struct Outcome {
     /// Whether the terms were normalised.
     pub normalized: bool,
     /// With `explain`, when the goal was found: the rewrites from the start to the goal.
-    pub explanation: Option<Vec<Rewrite>>,
+    pub explanation: Option<Vec<ExplanationStep>>,
     /// The start program (whose size names the explanation's terms are written with).
     pub start: TypedProgram,
 }
 
-impl Outcome {
+impl ProveOutcome {
     /// The explanation as text (`risec prove --explain`), if one was recorded.
     pub fn explanation_text(&self) -> Option<String> {
         let rewrites = self.explanation.as_ref()?;

@@ -140,7 +140,7 @@ mod padding {
 
     fn verdict(src: &str, padded: &[bool]) -> Result<(), NotPaddable> {
         let names: Vec<String> = (0..padded.len()).map(|i| format!("s{i}")).collect();
-        check(&risec_frontend::load::test_term(src), padded, &names)
+        check_paddable(&risec_frontend::load::test_term(src), padded, &names)
     }
 
     const MATMUL: &str = "def matmul {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.n.f32 =\n  \
@@ -230,7 +230,7 @@ mod padding_stencils {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        check(&risec_frontend::load::test_term(src), padded, &names)
+        check_paddable(&risec_frontend::load::test_term(src), padded, &names)
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! output), `emit-c`, `prove` or `la`, with the case's settings; then checking its result.
 
 use super::c_check::{self, CRun};
-use super::{Case, CaseOptions, Clock, Defect, Input, Outcome, Settings};
+use super::{Case, CaseOptions, CaseOutcome, Clock, Defect, Input, Settings};
 use crate::backend_c::{CProgram, CodegenOptions};
 use crate::core::TypedProgram;
 use crate::diagnostics::SourceFile;
@@ -25,7 +25,7 @@ fn check_message(text: &str) -> Result<(), Defect> {
 }
 
 /// An error that is a proper refusal, checked for its message.
-fn refused(e: Error, outcome: Outcome) -> Result<Outcome, Defect> {
+fn refused(e: Error, outcome: CaseOutcome) -> Result<CaseOutcome, Defect> {
     if let Error::Internal(m) = &e {
         return Err(Defect::Internal(m.clone()));
     }
@@ -39,7 +39,7 @@ fn refused(e: Error, outcome: Outcome) -> Result<Outcome, Defect> {
 }
 
 /// An error given as its message.
-fn refused_with(text: &str, outcome: Outcome) -> Result<Outcome, Defect> {
+fn refused_with(text: &str, outcome: CaseOutcome) -> Result<CaseOutcome, Defect> {
     check_message(text)?;
     Ok(outcome)
 }
@@ -72,7 +72,7 @@ pub(super) fn run(
     case: &Case,
     options: &CaseOptions,
     clock: &mut Clock,
-) -> Result<Outcome, Defect> {
+) -> Result<CaseOutcome, Defect> {
     let parse = |text: &str| crate::parse_program(&SourceFile::new("fuzz.rise", text), None);
     let settings = &case.settings;
     let time = settings.time.unwrap_or(options.time);
@@ -81,11 +81,11 @@ pub(super) fn run(
         Input::EmitC { program } => {
             let program = match parse(program) {
                 Ok(p) => p,
-                Err(e) => return refused(e, Outcome::ProgramRefused),
+                Err(e) => return refused(e, CaseOutcome::ProgramRefused),
             };
             let c = match crate::emit_c(&program, &CodegenOptions::default()) {
                 Ok(c) => c,
-                Err(e) => return refused(e, Outcome::CRefused),
+                Err(e) => return refused(e, CaseOutcome::CRefused),
             };
             clock.stop();
             check_c(&c, &program, &program, options, case)
@@ -99,7 +99,7 @@ pub(super) fn run(
             let budget = Budget::new(time, memory(settings));
             let program = match parse(program) {
                 Ok(p) => p,
-                Err(e) => return refused(e, Outcome::ProgramRefused),
+                Err(e) => return refused(e, CaseOutcome::ProgramRefused),
             };
             fresh_dir(&dir)?;
             for (path, text) in files {
@@ -108,10 +108,10 @@ pub(super) fn run(
             let sketch_file = write(&dir, &sketch.0, &sketch.1)?;
             let steps = match crate::load_sketch(&sketch_file, &program) {
                 Ok(s) => s,
-                Err(e) => return refused(e, Outcome::SketchRefused),
+                Err(e) => return refused(e, CaseOutcome::SketchRefused),
             };
             if budget.check(Stage::LoadingSketch).is_err() {
-                return Ok(Outcome::OutOfBudget);
+                return Ok(CaseOutcome::OutOfBudget);
             }
             let search = SearchOptions {
                 budget,
@@ -124,14 +124,14 @@ pub(super) fn run(
             };
             let optimized = match crate::optimize(&program, &steps, &search) {
                 Ok(o) => o,
-                Err(Error::NotFound(_)) => return Ok(Outcome::NotFound),
-                Err(Error::Budget(_)) => return Ok(Outcome::OutOfBudget),
+                Err(Error::NotFound(_)) => return Ok(CaseOutcome::NotFound),
+                Err(Error::Budget(_)) => return Ok(CaseOutcome::OutOfBudget),
                 Err(e @ Error::IllTypedResult(_)) => return Err(Defect::IllTyped(e.to_string())),
-                Err(e) => return refused(e, Outcome::CRefused),
+                Err(e) => return refused(e, CaseOutcome::CRefused),
             };
             let c = match crate::emit_c(&optimized.program, &CodegenOptions::default()) {
                 Ok(c) => c,
-                Err(e) => return refused(e, Outcome::CRefused),
+                Err(e) => return refused(e, CaseOutcome::CRefused),
             };
             clock.stop();
             // Under a small address-space limit the C compiler may fail for want of memory:
@@ -146,8 +146,8 @@ pub(super) fn run(
                 case.seed,
             )?;
             Ok(match checked {
-                CRun::Matched(sizes) => Outcome::Interpreted(sizes),
-                _ => Outcome::Generated,
+                CRun::Matched(sizes) => CaseOutcome::Interpreted(sizes),
+                _ => CaseOutcome::Generated,
             })
         }
         Input::Prove {
@@ -182,10 +182,10 @@ pub(super) fn run(
             clock.stop();
             let outcome = match outcome {
                 Ok(o) => o,
-                Err(e) => return refused_with(&e.to_string(), Outcome::ProveRefused),
+                Err(e) => return refused_with(&e.to_string(), CaseOutcome::ProveRefused),
             };
             if !outcome.found() {
-                return Ok(Outcome::Proved {
+                return Ok(CaseOutcome::Proved {
                     found: false,
                     checked: false,
                 });
@@ -193,7 +193,7 @@ pub(super) fn run(
             let assumed = &outcome.search.summary.assumed;
             let checked = super::prove::check_goal(start, goal, assumed, 24, case.seed)
                 .map_err(|e| Defect::Wrong(format!("prove found a goal that is not equal: {e}")))?;
-            Ok(Outcome::Proved {
+            Ok(CaseOutcome::Proved {
                 found: true,
                 checked,
             })
@@ -209,11 +209,11 @@ fn run_la(
     settings: &Settings,
     time: std::time::Duration,
     clock: &mut Clock,
-) -> Result<Outcome, Defect> {
+) -> Result<CaseOutcome, Defect> {
     use risec_la as la;
     let program = match la::parse(&SourceFile::new("fuzz.la", text)) {
         Ok(p) => p,
-        Err(e) => return refused_with(&e.to_string(), Outcome::LaRefused),
+        Err(e) => return refused_with(&e.to_string(), CaseOutcome::LaRefused),
     };
     let defaults = la::LaOptions::default();
     let options = la::LaOptions {
@@ -228,7 +228,7 @@ fn run_la(
     if !program.outputs.is_empty() {
         let plan = match la::optimize(&program, &options) {
             Ok(p) => p,
-            Err(e) => return refused_with(&e.to_string(), Outcome::LaRefused),
+            Err(e) => return refused_with(&e.to_string(), CaseOutcome::LaRefused),
         };
         if let la::Check::Differs(name, e) = la::check_plan(&program, &plan, settings.seed) {
             return Err(Defect::Wrong(format!(
@@ -242,7 +242,7 @@ fn run_la(
         match la::prove(&program, assertion, &options) {
             Ok(p) if p.proven => proven.push(assertion),
             Ok(_) => unproven += 1,
-            Err(e) => return refused_with(&e.to_string(), Outcome::LaRefused),
+            Err(e) => return refused_with(&e.to_string(), CaseOutcome::LaRefused),
         }
     }
     clock.stop();
@@ -254,7 +254,7 @@ fn run_la(
             )));
         }
     }
-    Ok(Outcome::La {
+    Ok(CaseOutcome::La {
         proven: proven.len(),
         unproven,
     })
@@ -267,12 +267,12 @@ fn check_c(
     reference: &TypedProgram,
     options: &CaseOptions,
     case: &Case,
-) -> Result<Outcome, Defect> {
+) -> Result<CaseOutcome, Defect> {
     if !options.run_c {
-        return Ok(Outcome::Generated);
+        return Ok(CaseOutcome::Generated);
     }
     let dir: &Path = &options.dir.join("c");
-    Ok(Outcome::Ran(c_check::run_against_interpreter(
+    Ok(CaseOutcome::Ran(c_check::run_against_interpreter(
         c,
         lowered,
         reference,

@@ -17,7 +17,7 @@
 //! * [`budget`]: every shipped program and sketch with random `--time`, `--memory`, `--nodes`,
 //!   schedulers and step `limits = {…}`, sometimes under a small address-space limit.
 //!
-//! [`run_case`] runs a case in process and sorts what happened into an [`Outcome`] (an input
+//! [`run_case`] runs a case in process and sorts what happened into an [`CaseOutcome`] (an input
 //! refused with an error, a search stopped by a limit, a result checked) or a [`Defect`] (a
 //! panic, an error without a message, an internal error, a wrong result, unsafe C).
 //! [`isolate`] runs a case in a child process under a watchdog and a memory cap instead, so
@@ -259,7 +259,7 @@ pub fn draw(seed: u64) -> Case {
 
 /// What a case did, when it did nothing wrong.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum CaseOutcome {
     /// The program was refused with diagnostics.
     ProgramRefused,
     /// The sketch file was refused with diagnostics.
@@ -300,30 +300,30 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
+impl CaseOutcome {
     /// A short name, for the campaign's counts.
     pub fn name(&self) -> &'static str {
         match self {
-            Outcome::ProgramRefused => "program refused with diagnostics",
-            Outcome::SketchRefused => "sketch file refused with diagnostics",
-            Outcome::NotFound => "search found nothing within its limits",
-            Outcome::OutOfBudget => "run budget ran out",
-            Outcome::CRefused => "back end refused with an error",
-            Outcome::Generated => "C generated (not run)",
-            Outcome::Interpreted(_) => "C generated, result agrees in the interpreter",
-            Outcome::Ran(CRun::Matched(_)) => "C run: matches the interpreter",
-            Outcome::Ran(CRun::Refused(_)) => "C run: refused the sizes (non-zero return)",
-            Outcome::Ran(CRun::NotComparable(_)) => "C run: not comparable",
-            Outcome::ProveRefused => "prove: refused with an error",
-            Outcome::Proved {
+            CaseOutcome::ProgramRefused => "program refused with diagnostics",
+            CaseOutcome::SketchRefused => "sketch file refused with diagnostics",
+            CaseOutcome::NotFound => "search found nothing within its limits",
+            CaseOutcome::OutOfBudget => "run budget ran out",
+            CaseOutcome::CRefused => "back end refused with an error",
+            CaseOutcome::Generated => "C generated (not run)",
+            CaseOutcome::Interpreted(_) => "C generated, result agrees in the interpreter",
+            CaseOutcome::Ran(CRun::Matched(_)) => "C run: matches the interpreter",
+            CaseOutcome::Ran(CRun::Refused(_)) => "C run: refused the sizes (non-zero return)",
+            CaseOutcome::Ran(CRun::NotComparable(_)) => "C run: not comparable",
+            CaseOutcome::ProveRefused => "prove: refused with an error",
+            CaseOutcome::Proved {
                 found: true,
                 checked: true,
             } => "prove: found, start and goal agree",
-            Outcome::Proved { found: true, .. } => "prove: found (not comparable)",
-            Outcome::Proved { found: false, .. } => "prove: not found within the limits",
-            Outcome::LaRefused => "la: refused with an error",
-            Outcome::La { unproven: 0, .. } => "la: plan, every assertion proven",
-            Outcome::La { .. } => "la: plan, an assertion not proven",
+            CaseOutcome::Proved { found: true, .. } => "prove: found (not comparable)",
+            CaseOutcome::Proved { found: false, .. } => "prove: not found within the limits",
+            CaseOutcome::LaRefused => "la: refused with an error",
+            CaseOutcome::La { unproven: 0, .. } => "la: plan, every assertion proven",
+            CaseOutcome::La { .. } => "la: plan, an assertion not proven",
         }
     }
 
@@ -331,14 +331,14 @@ impl Outcome {
     /// is a limit, everything else ok.
     pub fn class(&self) -> Class {
         match self {
-            Outcome::ProgramRefused
-            | Outcome::SketchRefused
-            | Outcome::CRefused
-            | Outcome::ProveRefused
-            | Outcome::LaRefused => Class::Error,
-            Outcome::NotFound | Outcome::OutOfBudget | Outcome::Proved { found: false, .. } => {
-                Class::Limit
-            }
+            CaseOutcome::ProgramRefused
+            | CaseOutcome::SketchRefused
+            | CaseOutcome::CRefused
+            | CaseOutcome::ProveRefused
+            | CaseOutcome::LaRefused => Class::Error,
+            CaseOutcome::NotFound
+            | CaseOutcome::OutOfBudget
+            | CaseOutcome::Proved { found: false, .. } => Class::Limit,
             _ => Class::Ok,
         }
     }
@@ -396,13 +396,13 @@ pub struct CaseOptions {
 #[derive(Debug)]
 pub struct Finished {
     /// What it did.
-    pub result: Result<Outcome, Defect>,
+    pub result: Result<CaseOutcome, Defect>,
     /// The wall time up to its result (or its panic).
     pub elapsed: Duration,
 }
 
 /// Runs `case` in process, catching panics.
-pub fn run_case(case: &Case, options: &CaseOptions) -> Result<Outcome, Defect> {
+pub fn run_case(case: &Case, options: &CaseOptions) -> Result<CaseOutcome, Defect> {
     run_case_timed(case, options).result
 }
 

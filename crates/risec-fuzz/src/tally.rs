@@ -1,7 +1,7 @@
 //! A campaign's counts: one [`Record`] per run (what it did, its class, its time against its
 //! budget), counted by family in a [`Tally`] whose table the campaign prints.
 
-use super::{Case, Defect, Family, Finished, Outcome};
+use super::{Case, CaseOutcome, Defect, Family, Finished};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -46,7 +46,7 @@ pub struct Record {
     pub origin: String,
     /// Its class.
     pub class: Class,
-    /// What it did ([`Outcome::name`], or the kind of defect).
+    /// What it did ([`CaseOutcome::name`], or the kind of defect).
     pub outcome: String,
     /// For a defect, what went wrong (the panic's message, the signal and standard error's end,
     /// the wrong value).
@@ -135,7 +135,7 @@ impl Row {
 pub struct Tally {
     /// The counts of each family.
     pub rows: BTreeMap<Family, Row>,
-    /// Runs by outcome name ([`Outcome::name`], or the defect's kind).
+    /// Runs by outcome name ([`CaseOutcome::name`], or the defect's kind).
     pub outcomes: BTreeMap<String, usize>,
     /// The defects' records.
     pub defects: Vec<Record>,
@@ -145,7 +145,7 @@ pub struct Tally {
 
 impl Tally {
     /// Counts a case run in process (the test's campaign).
-    pub fn add(&mut self, case: &Case, result: &Result<Outcome, Defect>) {
+    pub fn add(&mut self, case: &Case, result: &Result<CaseOutcome, Defect>) {
         let finished = Finished {
             result: result.clone(),
             elapsed: Duration::ZERO,

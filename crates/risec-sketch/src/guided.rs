@@ -10,7 +10,7 @@ use crate::core::normalize::{program_normal, restore_params};
 use crate::core::{Expr, ExprKind, TypedProgram};
 use crate::diagnose::{self, Diagnosis};
 use crate::eqsat::egraph::{self, RiseEGraph};
-use crate::eqsat::explain::{self, Rewrite};
+use crate::eqsat::explain::{self, ExplanationStep};
 use crate::eqsat::limits::StopReason;
 use crate::eqsat::rewrite::{Assumptions, Rule};
 use crate::eqsat::runner;
@@ -78,14 +78,14 @@ pub struct Progress<'a> {
 
 /// A successful guided search.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct GuidedOutcome {
     /// The result of the last step (not yet lowered), with the facts it relies on.
     pub program: TypedProgram,
     /// The statistics of every step.
     pub steps: Vec<SearchStats>,
     /// With [`SearchOptions::explain`]: per step, its name and the rewrites from its start
     /// (in beta-eta normal form) to its result.
-    pub explanations: Vec<(String, Vec<Rewrite>)>,
+    pub explanations: Vec<(String, Vec<ExplanationStep>)>,
 }
 
 /// A step whose sketch was not satisfied.
@@ -186,7 +186,7 @@ pub fn run(
     steps: &[GuideStep],
     options: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<Outcome, NotFound> {
+) -> Result<GuidedOutcome, NotFound> {
     let mut term = program.term.clone();
     let mut stats = Vec::new();
     let mut assumed: Vec<Nat> = Vec::new();
@@ -306,7 +306,7 @@ pub fn run(
         }
     }
     let facts = facts_needed(&term, program.size_params.len(), &program.facts);
-    Ok(Outcome {
+    Ok(GuidedOutcome {
         program: TypedProgram {
             name: program.name.clone(),
             term,

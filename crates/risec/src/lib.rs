@@ -78,7 +78,7 @@ use risec_sketch as sketch;
 pub use crate::backend_c::{CProgram, CodegenError, CodegenOptions};
 pub use crate::core::TypedProgram;
 pub use crate::diagnostics::{Diagnostic, SourceFile, Span};
-pub use crate::eqsat::explain::{Binder, Rewrite};
+pub use crate::eqsat::explain::{Binder, ExplanationStep};
 pub use crate::eqsat::limits::{Limits, StopReason};
 pub use crate::eqsat::schedule::{Scheduler, SchedulerError, Strategy};
 pub use crate::eqsat::stats;

@@ -31,7 +31,7 @@ pub struct Optimized {
     pub facts: Vec<String>,
     /// With [`SearchOptions::explain`]: per guide step, its name and the rewrites from its
     /// start to its result.
-    pub explanations: Vec<(String, Vec<crate::eqsat::explain::Rewrite>)>,
+    pub explanations: Vec<(String, Vec<crate::eqsat::explain::ExplanationStep>)>,
 }
 
 /// Runs loaded guide steps on an elaborated program, then lowers and checks the result.

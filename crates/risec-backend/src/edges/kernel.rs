@@ -158,7 +158,7 @@ pub fn build(program: &TypedProgram, entry: &Entry, cx: &Context) -> Result<Edge
 /// inside a reduction loop.
 fn checks(stmts: &[Stmt], edge_out: bool, checked: &[String]) -> Result<(), String> {
     if edge_out {
-        positionwise::check(stmts, "out")?;
+        positionwise::check_positionwise(stmts, "out")?;
     }
     if let Some(buf) = checked_read_in_reduction(stmts, checked, false) {
         return Err(format!(

@@ -112,7 +112,7 @@ pub fn plan(
     let padded: Vec<bool> = multiples.iter().map(Option::is_some).collect();
     let origin = program.derived_from.as_deref().unwrap_or(&program.term);
     if padded.iter().any(|p| *p) {
-        crate::core::padding::check(origin, &padded, size_names)
+        crate::core::padding::check_paddable(origin, &padded, size_names)
             .map_err(|e| format!("zero-padding the inputs could change the result ({e})"))?;
     }
     let rows = (0..padded.len())

@@ -5,7 +5,7 @@
 //! harmless exactly when a value read from the output flows only into the store of the same
 //! element: an accumulator updated in place (`out[i] = out[i] + x`), or a register tile filled
 //! from the output, updated, and written back where it came from. Then what a position past
-//! the real sizes holds never reaches a position within them. [`check`] proves this by
+//! the real sizes holds never reaches a position within them. [`check_positionwise`] proves this by
 //! following, through the statements, which output elements each value depends on (a small
 //! taint analysis): locals and local arrays (at constant offsets, or as a whole) carry the set
 //! of output elements (index, lanes and check) they were computed from; loops are followed to
@@ -179,7 +179,7 @@ impl State {
 
 /// Checks that every value stored to `out` depends on the output only through reads of the
 /// element it is stored to; otherwise says where it does not.
-pub fn check(stmts: &[Stmt], out: &str) -> Result<(), String> {
+pub fn check_positionwise(stmts: &[Stmt], out: &str) -> Result<(), String> {
     let mut state = State::default();
     run(stmts, out, &mut state)
 }
@@ -338,7 +338,7 @@ mod tests {
     fn an_accumulator_updated_in_place_is_positionwise() {
         let i = Ix::loop_var("i", &Ix::size("m_up"));
         let body = vec![out_store(&i, add(out_load(&i), CExpr::Lit("1.0f".into())))];
-        assert_eq!(check(&[looped("i", body)], "out"), Ok(()));
+        assert_eq!(check_positionwise(&[looped("i", body)], "out"), Ok(()));
     }
 
     #[test]
@@ -381,7 +381,7 @@ mod tests {
             update,
             out_store(&i, acc),
         ];
-        assert_eq!(check(&[looped("i", body)], "out"), Ok(()));
+        assert_eq!(check_positionwise(&[looped("i", body)], "out"), Ok(()));
     }
 
     #[test]
@@ -389,7 +389,7 @@ mod tests {
         let i = Ix::loop_var("i", &Ix::size("m_up"));
         let next = i.add(&Ix::constant(1));
         let body = vec![out_store(&i, add(out_load(&i), out_load(&next)))];
-        assert!(check(&[looped("i", body)], "out").is_err());
+        assert!(check_positionwise(&[looped("i", body)], "out").is_err());
     }
 
     #[test]
@@ -410,6 +410,6 @@ mod tests {
             },
             looped("i", body),
         ];
-        assert!(check(&stmts, "out").is_err());
+        assert!(check_positionwise(&stmts, "out").is_err());
     }
 }

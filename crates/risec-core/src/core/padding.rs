@@ -7,7 +7,7 @@
 //! in-range corner of the result back (`risec_backend::edges`). That is correct when the
 //! *original* program (the one the kernel was derived from, which computes the same function at
 //! every size the facts allow) gives, on the padded inputs, the same values at every in-range
-//! position of its result. [`check`] decides this by an abstract interpretation of the program:
+//! position of its result. [`check_paddable`] decides this by an abstract interpretation of the program:
 //!
 //! * an array whose length is a padded size has *real* elements and *padding* elements, each
 //!   described abstractly; inputs' padding elements are zeros;
@@ -149,7 +149,7 @@ fn padded_form(n: &Nat, count: usize, padded: &[bool]) -> bool {
 /// size parameter of `term`, outermost first) leaves every in-range element of the result
 /// unchanged. `term` is a program's closed term: its size lambdas, then its value lambdas.
 /// `names` are the size parameters' names (outermost first), for messages.
-pub fn check(term: &Expr, padded: &[bool], names: &[String]) -> Result<(), NotPaddable> {
+pub fn check_paddable(term: &Expr, padded: &[bool], names: &[String]) -> Result<(), NotPaddable> {
     let count = padded.len();
     let show = |t: &Type| {
         crate::ir::types::to_source(t, &mut names.to_vec(), &crate::ir::nat::default_atom_name)
