@@ -510,3 +510,54 @@ fn a_split_of_a_size_with_an_offset_declares_its_fact_and_checks_again() {
         stdout(&checked)
     );
 }
+
+/// Runs `program` with the guide steps `sketch` (both written to temporary files named after
+/// `name`).
+fn optimise(name: &str, program: &str, sketch: &str) -> std::process::Output {
+    let program = temp_file(&format!("{name}.rise"), program.as_bytes());
+    let sketch = temp_file(&format!("{name}.sk"), sketch.as_bytes());
+    risec(&[
+        program.to_str().unwrap(),
+        "--sketch",
+        sketch.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn splits_of_sizes_with_offsets_declare_their_facts_and_check_again() {
+    // From the fuzz campaign's `offset` family: `split 2` then `split 7` of `2n + 2` relies on
+    // 7 dividing `n + 1`, and `split 7` of the `n + 2` between two stencils on 7 dividing
+    // `n + 2`. Neither sum is an extent of the signature: the facts were written in a comment,
+    // and the result failed risec's own type check.
+    let cases = [
+        (
+            "def f {n m : nat} (xs : (2*n+2).(m).f32) : (2*n+2).(m).f32 =\n  \
+             xs |> map (map (fun x => x * 2.0))\n",
+            "step s {\n  \
+             rules = [split-join(7), split-join-1m(2), split-join(2), split-before-map]\n  \
+             sketch = contains((map : ? -> ?.7.? -> ?) contains((map : ? -> ?.2.? -> ?) ?))\n}\n",
+            "(xs : ((2*n + 2)/14*14).m.f32)",
+            "the result relies on: (n + 1)/7",
+        ),
+        (
+            "def f {n : nat} (xs : (n+4).f32) : n.f32 =\n  \
+             xs |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n     \
+             |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n",
+            "step s {\n  rules = [split-join(7)]\n  \
+             sketch = contains((map : ? -> ((n+2)/7).7.? -> ?) ?)\n}\n",
+            "(xs : ((n + 2)/7*7 + 2).f32)",
+            "the result relies on: (n + 2)/7",
+        ),
+    ];
+    for (i, (program, sketch, declared, relies)) in cases.iter().enumerate() {
+        let out = optimise(&format!("offset-fact-{i}"), program, sketch);
+        assert!(out.status.success(), "{program}{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(declared), "{text}");
+        assert!(!text.contains("relies on these sizes"), "{text}");
+        assert!(stderr(&out).contains(relies), "{}", stderr(&out));
+        let again = temp_file(&format!("offset-fact-{i}-result.rise"), text.as_bytes());
+        let checked = risec(&["check", again.to_str().unwrap()]);
+        assert!(checked.status.success(), "{text}{}", stderr(&checked));
+    }
+}
