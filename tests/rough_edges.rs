@@ -294,11 +294,17 @@ fn bad_json_inputs_are_clear_errors() {
 
 #[test]
 fn sizes_that_cannot_exist_are_errors() {
-    let cases: [(&str, &str, &str); 4] = [
+    let cases: [(&str, &str, &str); 5] = [
         (
             "def f {n : nat} (x : ((2*n+1)/2*2).f32) = x\n",
             "error: this size is never a whole number",
             "no sizes make `n + 1/2` a whole number",
+        ),
+        (
+            // 4n + 1 is odd: however large the divisor (more residues than are tried).
+            "def f {n : nat} (x : ((4*n+1)/1048576*1048576).f32) = x\n",
+            "error: this size is never a whole number",
+            "no sizes make `(4*n + 1)/1048576` a whole number",
         ),
         (
             "def f {n : nat} (x : (3-n-5).f32) = x\n",
@@ -559,5 +565,38 @@ fn splits_of_sizes_with_offsets_declare_their_facts_and_check_again() {
         let again = temp_file(&format!("offset-fact-{i}-result.rise"), text.as_bytes());
         let checked = risec(&["check", again.to_str().unwrap()]);
         assert!(checked.status.success(), "{text}{}", stderr(&checked));
+    }
+}
+
+#[test]
+fn splits_that_a_size_can_never_be_a_multiple_of_do_not_apply() {
+    // `4n + 1` is odd and `4n + 2` twice an odd number: no split by 2^20 applies. The divisor
+    // had more residues than were tried, so `(4n + 1)/2^20` was assumed, and anything followed
+    // from it (a later `split 32` of `2m + 2` needed `(m + 1)/16`, and the result did not
+    // check).
+    let cases = [
+        (
+            "def f {n : nat} (xs : (n*4+1).f32) : (n*4+1).f32 =\n  \
+             xs |> map (fun x => x * 2.0 + 1.0)\n",
+            "step s {\n  rules = [split-join(1048576)]\n  \
+             sketch = contains((map : ? -> ?.1048576.? -> ?) ?)\n}\n",
+        ),
+        (
+            "def f {n m : nat} (xs : (n*4+2).(m).f32) : (n*4+2).f32 =\n  \
+             xs |> map (fun row => row |> reduce (+) 0.0)\n",
+            "step s {\n  \
+             rules = [split-join(2147483647), split-join-1m(1048576), split-join(1048576), \
+             split-before-map]\n  \
+             sketch = contains((map : ? -> ?.2147483647.? -> ?) \
+             contains((map : ? -> ?.1048576.? -> ?) ?))\n}\n",
+        ),
+    ];
+    for (i, (program, sketch)) in cases.iter().enumerate() {
+        let out = optimise(&format!("never-multiple-{i}"), program, sketch);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{program}{}", stdout(&out));
+        assert!(err.contains("the sketch was not satisfied"), "{err}");
+        assert!(err.contains("a size that is not a whole number"), "{err}");
+        assert!(!err.contains("not well typed"), "{err}");
     }
 }
