@@ -600,3 +600,27 @@ fn splits_that_a_size_can_never_be_a_multiple_of_do_not_apply() {
         assert!(!err.contains("not well typed"), "{err}");
     }
 }
+
+#[test]
+fn a_program_relying_on_facts_no_size_satisfies_together_is_no_result() {
+    // Splits by 7 of the `n + 2` between two stencils, then of the input's `n + 4`: each is
+    // possible, both are not (the result failed risec's own type check, whose facts then
+    // proved nothing).
+    let out = optimise(
+        "joint-facts",
+        "def f {n : nat} (xs : (n+4).f32) : n.f32 =\n  \
+         xs |> map (fun x => x * 2.0) |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n     \
+         |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n",
+        "step a {\n  rules = [split-join(7)]\n  \
+         sketch = contains((map : ? -> ((n+2)/7).7.? -> ?) ?)\n}\n\
+         step b {\n  rules = [split-join(7)]\n  \
+         sketch = contains((map : ? -> ((n+4)/7).7.? -> ?) ?)\n}\n",
+    );
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(
+        err.contains("step `b`: the program found relies on `(n + 2)/7` and `(n + 4)/7` both"),
+        "{err}"
+    );
+    assert!(!err.contains("not well typed"), "{err}");
+}

@@ -147,6 +147,69 @@ fn has_root_modulo(scaled: &[(&Monomial, i128)], atoms: &[&NatAtom], q: i128) ->
     }
 }
 
+/// Whether some natural values of the atoms make `a` and `b` whole numbers together: false
+/// when both are over the same single atom, linearly (`(n + 2)/7` and `(n + 4)/7`), and the
+/// residue classes they need it in are disjoint. Each may be possible alone ([`wholeness`]):
+/// a program relying on both still runs at no size. Other shapes are not compared (true).
+pub fn can_both_be_whole(a: &Nat, b: &Nat) -> bool {
+    match (congruence(a), congruence(b)) {
+        (Some((x, r, m)), Some((y, s, k))) if x == y => {
+            // x ≡ r (mod m) and x ≡ s (mod k) have a common solution iff r ≡ s (mod gcd).
+            let g = m.gcd(&k);
+            r % g == s % g
+        }
+        _ => true,
+    }
+}
+
+/// For a size `(c·x + e)/d` over one atom `x` that can be whole: its atom and the residue
+/// class `x ≡ r (mod m)` that makes it whole. `None` for other shapes.
+fn congruence(n: &Nat) -> Option<(&NatAtom, u128, u128)> {
+    let mut d: i128 = 1;
+    for (_, c) in n.terms() {
+        d = checked_lcm(d, c.denom())?;
+    }
+    if d == 1 || u64::try_from(d).is_err() {
+        return None;
+    }
+    // d·n ≡ a·x + b (mod d), with 0 ≤ a, b < d (as in `wholeness`).
+    let (mut atom, mut a, mut b) = (None, 0i128, 0i128);
+    for (m, c) in n.terms() {
+        let k = c.numer().rem_euclid(c.denom()) * (d / c.denom());
+        match m.factors() {
+            [] => b = k,
+            [(x, 1)] if atom.is_none() => (atom, a) = (Some(x), k),
+            _ => return None,
+        }
+    }
+    let x = atom?;
+    let g = a.gcd(&d);
+    if b % g != 0 {
+        return None;
+    }
+    // (a/g)·x ≡ -b/g (mod d/g), with a/g invertible modulo d/g.
+    let m = (d / g) as u128;
+    let rhs = ((d - b) / g) as u128 % m;
+    let inverse = inverse_modulo((a / g) as u128 % m, m)?;
+    // Both below m < 2^64: the product is below 2^128.
+    Some((x, rhs * inverse % m, m))
+}
+
+/// `v⁻¹ mod m` for `v` coprime to `m` (`m ≥ 1`), by the extended Euclidean algorithm.
+fn inverse_modulo(v: u128, m: u128) -> Option<u128> {
+    if m == 1 {
+        return Some(0);
+    }
+    let (mut r0, mut r1) = (m as i128, v as i128);
+    let (mut t0, mut t1) = (0i128, 1i128);
+    while r1 != 0 {
+        let q = r0 / r1;
+        (r0, r1) = (r1, r0 - q * r1);
+        (t0, t1) = (t1, t0 - q * t1);
+    }
+    (r0 == 1).then(|| t0.rem_euclid(m as i128) as u128)
+}
+
 /// `r^p mod d` by squaring, for `0 ≤ r < d ≤ 2^16`.
 fn pow_mod(r: i128, mut p: u32, d: i128) -> i128 {
     let (mut base, mut acc) = (r, 1 % d);
@@ -246,6 +309,32 @@ mod tests {
         assert_eq!(wholeness(&div(&pronic, &lit(1 << 30))), Wholeness::Maybe);
         // Modulo a large prime nothing is tried: it may be.
         assert_eq!(wholeness(&div(&sq1, &lit(2147483647))), Wholeness::Maybe);
+    }
+
+    #[test]
+    fn sizes_that_need_disjoint_residues_cannot_both_be_whole() {
+        // Splits by 7 of `n + 2` and of `n + 4`, as of two stencils' sizes: each is possible,
+        // both together are not (n ≡ 5 and n ≡ 3 modulo 7).
+        let n = binder(1);
+        let m = binder(2);
+        let by = |e: &Nat, d: u64| div(e, &lit(d));
+        let plus = |x: &Nat, c: u64| add(x, &lit(c));
+        assert!(!can_both_be_whole(&by(&plus(&n, 2), 7), &by(&plus(&n, 4), 7)));
+        assert!(can_both_be_whole(&by(&plus(&n, 2), 7), &by(&plus(&n, 9), 7)));
+        // n ≡ 0 (mod 4) and n ≡ 1 (mod 6) disagree modulo 2; n ≡ 0 (mod 4) and n ≡ 1 (mod 3)
+        // agree (n = 4).
+        assert!(!can_both_be_whole(&by(&n, 4), &by(&plus(&n, 5), 6)));
+        assert!(can_both_be_whole(&by(&n, 4), &by(&plus(&n, 2), 3)));
+        // (2n + 2)/4 needs n odd, n/2 n even; (3n + 1)/2^40 is solvable and taken modulo it.
+        let two_n_2 = plus(&mul(&lit(2), &n), 2);
+        assert!(!can_both_be_whole(&by(&two_n_2, 4), &by(&n, 2)));
+        let three_n_1 = plus(&mul(&lit(3), &n), 1);
+        assert!(!can_both_be_whole(&by(&three_n_1, 1 << 40), &by(&n, 2)));
+        assert!(can_both_be_whole(&by(&three_n_1, 1 << 40), &by(&plus(&n, 1), 2)));
+        // Other atoms, or other shapes, are not compared.
+        assert!(can_both_be_whole(&by(&plus(&n, 2), 7), &by(&plus(&m, 4), 7)));
+        assert!(can_both_be_whole(&by(&add(&n, &m), 2), &by(&plus(&n, 1), 2)));
+        assert!(can_both_be_whole(&by(&mul(&n, &n), 2), &by(&plus(&n, 1), 2)));
     }
 
     #[test]

@@ -15,7 +15,7 @@
 mod feasible;
 mod rational;
 
-pub use feasible::{can_be_nonnegative, is_nonnegative, wholeness, Wholeness};
+pub use feasible::{can_be_nonnegative, can_both_be_whole, is_nonnegative, wholeness, Wholeness};
 pub use rational::{checked_lcm, Rational};
 
 use crate::ir::intern::{self, Table};
