@@ -43,6 +43,8 @@ pub fn fact_to_source(p: &TypedProgram, fact: &Nat) -> String {
 /// * `m/32` where `m` is an extent, as `(m/32*32)`; `(n + 4)/64` (normalised to
 ///   `n/64 + 1/16`) where `n + 4` is one, as `((n + 4)/64*64)`;
 /// * `(n + 1)/7` where a multiple of `n + 1` is an extent, `2*n + 2`, as `((2*n + 2)/14*14)`;
+/// * where such an extent declares another fact already, as text `t`, around it: `(n + 4)/2`
+///   in `((n + 2)/7*7 + 2)` as `(((n + 2)/7*7 + 2)/2*2)`;
 /// * otherwise in the extent closest to it: `(n + 2)/7` in `n + 4` as `((n + 2)/7*7 + 2)`;
 ///   when every extent declares a fact already, around the first one's text `t`, as
 ///   `(t + (n + 2)/7*7 - (n + 2))`.
@@ -112,6 +114,22 @@ fn declaration(
         };
         let e = printer.nat_with(&slots[i], true);
         return Some((i, format!("({e}/{ad}*{ad})")));
+    }
+    // An extent that declares another fact already, as text `t`, is the sum or a multiple of
+    // it: `(t/(a·d)*(a·d))`.
+    for (i, t) in declared.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let a = if slots[i] == scaled {
+            Some(1)
+        } else {
+            integer_multiple(&slots[i], &scaled)
+        };
+        if let Some(ad) = a
+            .and_then(|a| a.checked_mul(d))
+            .filter(|ad| u64::try_from(*ad).is_ok())
+        {
+            return Some((i, format!("({t}/{ad}*{ad})")));
+        }
     }
     // The free extent that differs from the sum by the fewest terms, as `sum/d*d + rest`.
     if let Some(&i) = free
@@ -619,6 +637,12 @@ mod tests {
         let text = declared(&p, &[fact(1, 1, 2, 7), fact(0, 1, 2, 2)]);
         assert!(
             text.contains("(img : ((n + 2)/7*7 + 2).((m + 2)/2*2 + 2).f32) : n.m.f32"),
+            "{text}"
+        );
+        // A fact over an extent that declares another one goes around it.
+        let text = declared(&p, &[fact(1, 1, 2, 7), fact(1, 1, 4, 2), fact(1, 1, 4, 3)]);
+        assert!(
+            text.contains("(img : ((((n + 2)/7*7 + 2)/2*2)/3*3).(m + 4).f32) : n.m.f32"),
             "{text}"
         );
         // More facts than extents: the others go around the texts of the first ones.
