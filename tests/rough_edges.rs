@@ -294,11 +294,17 @@ fn bad_json_inputs_are_clear_errors() {
 
 #[test]
 fn sizes_that_cannot_exist_are_errors() {
-    let cases: [(&str, &str, &str); 4] = [
+    let cases: [(&str, &str, &str); 5] = [
         (
             "def f {n : nat} (x : ((2*n+1)/2*2).f32) = x\n",
             "error: this size is never a whole number",
             "no sizes make `n + 1/2` a whole number",
+        ),
+        (
+            // 4n + 1 is odd: however large the divisor (more residues than are tried).
+            "def f {n : nat} (x : ((4*n+1)/1048576*1048576).f32) = x\n",
+            "error: this size is never a whole number",
+            "no sizes make `(4*n + 1)/1048576` a whole number",
         ),
         (
             "def f {n : nat} (x : (3-n-5).f32) = x\n",
@@ -509,4 +515,112 @@ fn a_split_of_a_size_with_an_offset_declares_its_fact_and_checks_again() {
         "{}",
         stdout(&checked)
     );
+}
+
+/// Runs `program` with the guide steps `sketch` (both written to temporary files named after
+/// `name`).
+fn optimise(name: &str, program: &str, sketch: &str) -> std::process::Output {
+    let program = temp_file(&format!("{name}.rise"), program.as_bytes());
+    let sketch = temp_file(&format!("{name}.sk"), sketch.as_bytes());
+    risec(&[
+        program.to_str().unwrap(),
+        "--sketch",
+        sketch.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn splits_of_sizes_with_offsets_declare_their_facts_and_check_again() {
+    // From the fuzz campaign's `offset` family: `split 2` then `split 7` of `2n + 2` relies on
+    // 7 dividing `n + 1`, and `split 7` of the `n + 2` between two stencils on 7 dividing
+    // `n + 2`. Neither sum is an extent of the signature: the facts were written in a comment,
+    // and the result failed risec's own type check.
+    let cases = [
+        (
+            "def f {n m : nat} (xs : (2*n+2).(m).f32) : (2*n+2).(m).f32 =\n  \
+             xs |> map (map (fun x => x * 2.0))\n",
+            "step s {\n  \
+             rules = [split-join(7), split-join-1m(2), split-join(2), split-before-map]\n  \
+             sketch = contains((map : ? -> ?.7.? -> ?) contains((map : ? -> ?.2.? -> ?) ?))\n}\n",
+            "(xs : ((2*n + 2)/14*14).m.f32)",
+            "the result relies on: (n + 1)/7",
+        ),
+        (
+            "def f {n : nat} (xs : (n+4).f32) : n.f32 =\n  \
+             xs |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n     \
+             |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n",
+            "step s {\n  rules = [split-join(7)]\n  \
+             sketch = contains((map : ? -> ((n+2)/7).7.? -> ?) ?)\n}\n",
+            "(xs : ((n + 2)/7*7 + 2).f32)",
+            "the result relies on: (n + 2)/7",
+        ),
+    ];
+    for (i, (program, sketch, declared, relies)) in cases.iter().enumerate() {
+        let out = optimise(&format!("offset-fact-{i}"), program, sketch);
+        assert!(out.status.success(), "{program}{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(declared), "{text}");
+        assert!(!text.contains("relies on these sizes"), "{text}");
+        assert!(stderr(&out).contains(relies), "{}", stderr(&out));
+        let again = temp_file(&format!("offset-fact-{i}-result.rise"), text.as_bytes());
+        let checked = risec(&["check", again.to_str().unwrap()]);
+        assert!(checked.status.success(), "{text}{}", stderr(&checked));
+    }
+}
+
+#[test]
+fn splits_that_a_size_can_never_be_a_multiple_of_do_not_apply() {
+    // `4n + 1` is odd and `4n + 2` twice an odd number: no split by 2^20 applies. The divisor
+    // had more residues than were tried, so `(4n + 1)/2^20` was assumed, and anything followed
+    // from it (a later `split 32` of `2m + 2` needed `(m + 1)/16`, and the result did not
+    // check).
+    let cases = [
+        (
+            "def f {n : nat} (xs : (n*4+1).f32) : (n*4+1).f32 =\n  \
+             xs |> map (fun x => x * 2.0 + 1.0)\n",
+            "step s {\n  rules = [split-join(1048576)]\n  \
+             sketch = contains((map : ? -> ?.1048576.? -> ?) ?)\n}\n",
+        ),
+        (
+            "def f {n m : nat} (xs : (n*4+2).(m).f32) : (n*4+2).f32 =\n  \
+             xs |> map (fun row => row |> reduce (+) 0.0)\n",
+            "step s {\n  \
+             rules = [split-join(2147483647), split-join-1m(1048576), split-join(1048576), \
+             split-before-map]\n  \
+             sketch = contains((map : ? -> ?.2147483647.? -> ?) \
+             contains((map : ? -> ?.1048576.? -> ?) ?))\n}\n",
+        ),
+    ];
+    for (i, (program, sketch)) in cases.iter().enumerate() {
+        let out = optimise(&format!("never-multiple-{i}"), program, sketch);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{program}{}", stdout(&out));
+        assert!(err.contains("the sketch was not satisfied"), "{err}");
+        assert!(err.contains("a size that is not a whole number"), "{err}");
+        assert!(!err.contains("not well typed"), "{err}");
+    }
+}
+
+#[test]
+fn a_program_relying_on_facts_no_size_satisfies_together_is_no_result() {
+    // Splits by 7 of the `n + 2` between two stencils, then of the input's `n + 4`: each is
+    // possible, both are not (the result failed risec's own type check, whose facts then
+    // proved nothing).
+    let out = optimise(
+        "joint-facts",
+        "def f {n : nat} (xs : (n+4).f32) : n.f32 =\n  \
+         xs |> map (fun x => x * 2.0) |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n     \
+         |> slide 3 1 |> map (fun w => w |> reduce (+) 0.0)\n",
+        "step a {\n  rules = [split-join(7)]\n  \
+         sketch = contains((map : ? -> ((n+2)/7).7.? -> ?) ?)\n}\n\
+         step b {\n  rules = [split-join(7)]\n  \
+         sketch = contains((map : ? -> ((n+4)/7).7.? -> ?) ?)\n}\n",
+    );
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(
+        err.contains("step `b`: the program found relies on `(n + 2)/7` and `(n + 4)/7` both"),
+        "{err}"
+    );
+    assert!(!err.contains("not well typed"), "{err}");
 }

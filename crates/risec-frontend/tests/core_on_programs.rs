@@ -274,3 +274,117 @@ mod padding_stencils {
         assert!(!err.0.contains('#'), "{err}");
     }
 }
+
+mod print {
+    use risec_core::core::print::*;
+    use risec_core::core::TypedProgram;
+    use risec_core::diagnostics::SourceFile;
+    use risec_core::ir::nat::{self, Nat};
+    use risec_frontend::load::compile_source;
+
+    fn compile(source: &str) -> TypedProgram {
+        compile_source(&SourceFile::new("p.rise", source), None)
+            .unwrap_or_else(|e| panic!("{}\n{source}", e.render()))
+    }
+
+    /// `p` printed declaring `facts`: it must read back as the same term, with facts that give
+    /// every one of `facts`.
+    fn declared(p: &TypedProgram, facts: &[Nat]) -> String {
+        let text = program_to_source_declaring(p, facts);
+        let back = compile_source(&SourceFile::new("back.rise", &text), None)
+            .unwrap_or_else(|e| panic!("{}\n{text}", e.render()));
+        assert!(back.term == p.term, "another term: {text}");
+        for fact in facts {
+            assert!(
+                nat::is_integral_given(fact, &back.facts),
+                "{fact} in {text}"
+            );
+        }
+        assert!(!text.contains("relies on"), "{text}");
+        text
+    }
+
+    /// `(size + offset)/d` over the size parameter at de Bruijn index `size`.
+    fn fact(size: u32, times: u64, offset: u64, d: u64) -> Nat {
+        let sum = nat::add(
+            &nat::mul(&nat::lit(times), &nat::index(size)),
+            &nat::lit(offset),
+        );
+        nat::div(&sum, &nat::lit(d))
+    }
+
+    #[test]
+    fn facts_over_an_extent_or_a_multiple_of_it_divide_it() {
+        let p = compile(
+            "def f {n m : nat} (xs : (n+4).(m).f32) : (n+4).f32 =\n  \
+             xs |> map (fun r => r |> reduce (+) 0.0)",
+        );
+        let text = declared(&p, &[fact(1, 1, 4, 64), fact(0, 1, 0, 32)]);
+        assert!(
+            text.contains("(xs : ((n + 4)/64*64).(m/32*32).f32)"),
+            "{text}"
+        );
+        // A split by 2 then by 7 of `2n + 2` relies on `(n + 1)/7`; a split by 2^20 of `4m` on
+        // `m/2^18` (these were written in a comment, and the result did not check).
+        let p = compile(
+            "def f {n m : nat} (xs : (2*n+2).(4*m).f32) : (2*n+2).f32 =\n  \
+             xs |> map (fun r => r |> reduce (+) 0.0)",
+        );
+        let text = declared(&p, &[fact(1, 1, 1, 7), fact(0, 1, 0, 262144)]);
+        assert!(
+            text.contains("(xs : ((2*n + 2)/14*14).((4*m)/1048576*1048576).f32)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn facts_over_other_sums_are_written_into_the_closest_extent() {
+        // Harris's stencils take `n + 4` to `n + 2` to `n`: a split by 7 of `n + 2` relies on
+        // `(n + 2)/7`, which is no extent of the signature.
+        let p = compile(
+            "def f {n m : nat} (img : (n+4).(m+4).f32) : n.m.f32 =\n  \
+             img |> drop 2 |> take n |> map (fun r => r |> drop 2 |> take m)",
+        );
+        let text = declared(&p, &[fact(1, 1, 2, 7), fact(0, 1, 2, 2)]);
+        assert!(
+            text.contains("(img : ((n + 2)/7*7 + 2).((m + 2)/2*2 + 2).f32) : n.m.f32"),
+            "{text}"
+        );
+        // A fact over an extent that declares another one goes around it.
+        let text = declared(&p, &[fact(1, 1, 2, 7), fact(1, 1, 4, 2), fact(1, 1, 4, 3)]);
+        assert!(
+            text.contains("(img : ((((n + 2)/7*7 + 2)/2*2)/3*3).(m + 4).f32) : n.m.f32"),
+            "{text}"
+        );
+        // More facts than extents: the others go around the texts of the first ones.
+        let p = compile("def f {n : nat} (xs : (n+4).f32) : (n+4).f32 = xs");
+        let facts = [
+            fact(0, 1, 2, 7),
+            fact(0, 1, 0, 3),
+            fact(0, 1, 1, 5),
+            fact(0, 2, 3, 9),
+        ];
+        let text = declared(&p, &facts);
+        assert!(text.contains(" : (n/3*3 + 4).f32 ="), "{text}");
+        assert!(text.contains(" + (n + 1)/5*5 - (n + 1))"), "{text}");
+        assert!(text.contains(" + (2*n + 3)/9*9 - (2*n + 3))"), "{text}");
+    }
+
+    #[test]
+    fn a_size_over_a_sum_reads_back_as_one_division() {
+        // The result and the lambda's types have `(n + 2)/7`, which used to be written
+        // `n/7 + 2/7`: two divisions that the type checker took for whole numbers.
+        let p = compile(
+            "def f {n : nat} (xs : ((n+2)/7*7+2).f32) : ((n+2)/7).7.f32 =\n  \
+             (fun (y : ((n+2)/7).7.f32) => y) (xs |> drop 2 |> split 7)",
+        );
+        let text = declared(&p, &p.facts.clone());
+        assert!(
+            text.contains("(fun (x : ((n + 2)/7).7.f32) => x)"),
+            "{text}"
+        );
+        let plain = program_to_source(&p);
+        let back = compile(&plain);
+        assert!(back.term == p.term, "{plain}");
+    }
+}

@@ -88,7 +88,8 @@ pub struct GuidedOutcome {
     pub explanations: Vec<(String, Vec<ExplanationStep>)>,
 }
 
-/// A step whose sketch was not satisfied.
+/// A step whose sketch was not satisfied, or whose program relies on facts that no sizes
+/// satisfy together ([`NotFound::conflict`]).
 #[derive(Clone, Debug)]
 pub struct NotFound {
     /// The statistics of the steps run (the last is the failed one: its name, limits, and
@@ -99,6 +100,10 @@ pub struct NotFound {
     /// Where the closest partial match stops, the step's rules that never fired, and library
     /// rules that would help (`None` when no step failed).
     pub diagnosis: Option<Box<Diagnosis>>,
+    /// Two facts, as text, that the program the last step found relies on and that no sizes
+    /// make whole numbers together (`(n + 2)/7` and `(n + 4)/7`): that program runs at no size,
+    /// so it is not a result.
+    pub conflict: Option<(String, String)>,
 }
 
 impl NotFound {
@@ -113,6 +118,14 @@ impl NotFound {
         let Some(last) = self.steps.last() else {
             return "error: no step was run\n".to_string();
         };
+        if let Some((a, b)) = &self.conflict {
+            return format!(
+                "error: step `{}`: the program found relies on `{a}` and `{b}` both being \
+                 whole numbers, and no sizes make them so (it splits sizes by numbers they \
+                 cannot all be multiples of): it is no result\n",
+                last.name.as_deref().unwrap_or_default()
+            );
+        }
         let (s, limits) = (&last.summary, &last.limits);
         let (nodes, classes, iterations) = (s.nodes, s.classes, s.iterations);
         let why = match s.stop {
@@ -284,6 +297,18 @@ pub fn run(
                 }
                 term = restore_params(&e, program.size_params.len(), program.value_params.len());
                 crate::support::memory::discard(eg);
+                // Each fact it relies on was possible when assumed, but not necessarily with
+                // the others (assumed in other parts of the e-graph, or in earlier steps).
+                let needed = facts_needed(&term, program.size_params.len(), &program.facts);
+                if let Some((a, b)) = conflicting_facts(&needed) {
+                    let text = |f| crate::core::print::divisibility_fact_to_source(program, f);
+                    return Err(NotFound {
+                        steps: stats,
+                        partial: Vec::new(),
+                        diagnosis: None,
+                        conflict: Some((text(a), text(b))),
+                    });
+                }
             }
             None => {
                 let diagnosis = diagnose::diagnose(diagnose::Failure {
@@ -301,6 +326,7 @@ pub fn run(
                     steps: stats,
                     partial,
                     diagnosis: Some(Box::new(diagnosis)),
+                    conflict: None,
                 });
             }
         }
@@ -333,6 +359,16 @@ pub fn sketch_progress(egraph: &RiseEGraph, sketch: &Sketch, root: egg::Id) -> f
     let (in_order, at_all) = closest.score(root);
     let (max_in_order, max_at_all) = closest.max_score();
     f64::from(in_order + at_all) / f64::from((max_in_order + max_at_all).max(1))
+}
+
+/// Two of `facts` that no sizes make whole numbers together ([`nat::can_both_be_whole`]).
+fn conflicting_facts(facts: &[Nat]) -> Option<(&Nat, &Nat)> {
+    facts.iter().enumerate().find_map(|(i, a)| {
+        facts[i + 1..]
+            .iter()
+            .find(|b| !nat::can_both_be_whole(a, b))
+            .map(|b| (a, b))
+    })
 }
 
 /// The divisibility facts a term relies on: the program's own facts, plus every size in the

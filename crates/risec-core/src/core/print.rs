@@ -39,36 +39,40 @@ pub fn fact_to_source(p: &TypedProgram, fact: &Nat) -> String {
 }
 
 /// Like [`program_to_source`], but declares the divisibility `facts` (over the size parameters,
-/// as in [`TypedProgram::facts`]) so that the text checks again: a fact `m/32` is written into
-/// the first parameter type where `m` is an extent, as `(m/32*32)`, which the type checker
-/// records as "32 divides m". Facts of other shapes are listed in a comment.
+/// as in [`TypedProgram::facts`]) so that the text checks again. A fact is written into an
+/// array extent of the parameter types (or of the result type) as a size that has the same
+/// value and divides by the fact's divisor, which the type checker records as the fact:
+///
+/// * `m/32` where `m` is an extent, as `(m/32*32)`; `(n + 4)/64` (normalised to
+///   `n/64 + 1/16`) where `n + 4` is one, as `((n + 4)/64*64)`;
+/// * `(n + 1)/7` where a multiple of `n + 1` is an extent, `2*n + 2`, as `((2*n + 2)/14*14)`;
+/// * where such an extent declares another fact already, as text `t`, around it: `(n + 4)/2`
+///   in `((n + 2)/7*7 + 2)` as `(((n + 2)/7*7 + 2)/2*2)`;
+/// * otherwise in the extent closest to it: `(n + 2)/7` in `n + 4` as `((n + 2)/7*7 + 2)`;
+///   when every extent declares a fact already, around the first one's text `t`, as
+///   `(t + (n + 2)/7*7 - (n + 2))`.
+///
+/// Facts without a divisor, or a program without array extents, are listed in a comment.
 pub fn program_to_source_declaring(p: &TypedProgram, facts: &[Nat]) -> String {
-    let text = program_to_source_plain(p);
-    let mut header_end = text.find(" =\n").unwrap_or(text.len());
-    let mut header = text[..header_end].to_string();
+    let parts = Parts::of(p);
+    let mut slots: Vec<Nat> = Vec::new();
+    parts.header(&mut |n| {
+        slots.push(n.clone());
+        None
+    });
+    let mut declared: Vec<Option<String>> = vec![None; slots.len()];
     let mut unplaced = Vec::new();
-    let nparams = p.size_params.len() as u32;
     for fact in facts {
-        let placed = single_size_divisor(fact)
-            .and_then(|(index, d)| {
-                let name = p.size_params.get((nparams - 1 - index) as usize)?;
-                let at = first_extent(&header, name)?;
-                header.replace_range(at..at + name.len(), &format!("({name}/{d}*{d})"));
-                Some(())
-            })
-            .or_else(|| {
-                // A fact over a sum (`(n+4)/64`, normalised to `n/64 + 1/16`): written where
-                // the sum is an extent, `(n + 4)` as `((n + 4)/64*64)`.
-                let (scaled, d) = scaled_fact(fact)?;
-                let extent = format!("({})", program_nat_to_source(p, &scaled));
-                let at = first_extent(&header, &extent)?;
-                header.replace_range(at..at + extent.len(), &format!("({extent}/{d}*{d})"));
-                Some(())
-            });
-        if placed.is_none() {
-            unplaced.push(program_nat_to_source(p, fact));
+        match declaration(&parts.printer, fact, &slots, &declared) {
+            Some((slot, text)) => declared[slot] = Some(text),
+            None => unplaced.push(program_nat_to_source(p, fact)),
         }
     }
+    let mut next = 0;
+    let header = parts.header(&mut |_| {
+        next += 1;
+        declared.get(next - 1).cloned().flatten()
+    });
     let mut out = String::new();
     if !unplaced.is_empty() {
         out.push_str(&format!(
@@ -76,23 +80,97 @@ pub fn program_to_source_declaring(p: &TypedProgram, facts: &[Nat]) -> String {
             unplaced.join(", ")
         ));
     }
-    out.push_str(&header);
-    header_end = header_end.min(text.len());
-    out.push_str(&text[header_end..]);
+    out.push_str(&format!("{header} =\n  {}\n", parts.body));
     out
 }
 
-/// `index/d` for a fact that is one size parameter divided by a constant.
-fn single_size_divisor(n: &Nat) -> Option<(u32, i128)> {
-    let terms = n.terms();
-    if terms.len() != 1 {
+/// Where and how [`program_to_source_declaring`] declares `fact`: the index of an extent among
+/// `slots` (the signature's array extents, in order; `declared` holds the texts given to some
+/// of them already) and the text that replaces it. `None` for a fact without a divisor, or
+/// when no extent can take it.
+fn declaration(
+    printer: &Printer,
+    fact: &Nat,
+    slots: &[Nat],
+    declared: &[Option<String>],
+) -> Option<(usize, String)> {
+    let (scaled, d) = scaled_fact(fact)?;
+    let s = printer.nat_with(&scaled, true);
+    // Extents that declare nothing yet and are whole numbers by themselves (an extent `m/4`
+    // is no place for `m/4*4 + rest`).
+    let whole = |n: &Nat| n.terms().iter().all(|(_, c)| c.is_integer());
+    let free: Vec<usize> = (0..slots.len())
+        .filter(|&i| declared[i].is_none() && whole(&slots[i]))
+        .collect();
+    // The sum itself is an extent.
+    if let Some(&i) = free.iter().find(|&&i| slots[i] == scaled) {
+        return Some((i, format!("({s}/{d}*{d})")));
+    }
+    // A multiple `a·sum` is one: it divides by `a·d` exactly when the sum divides by `d`, and
+    // `a·sum/(a·d)` is the fact itself (`a·d` must be a literal, below 2^64).
+    for &i in &free {
+        let Some(ad) = integer_multiple(&slots[i], &scaled)
+            .and_then(|a| a.checked_mul(d))
+            .filter(|ad| u64::try_from(*ad).is_ok())
+        else {
+            continue;
+        };
+        let e = printer.nat_with(&slots[i], true);
+        return Some((i, format!("({e}/{ad}*{ad})")));
+    }
+    // An extent that declares another fact already, as text `t`, is the sum or a multiple of
+    // it: `(t/(a·d)*(a·d))`.
+    for (i, t) in declared.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let a = if slots[i] == scaled {
+            Some(1)
+        } else {
+            integer_multiple(&slots[i], &scaled)
+        };
+        if let Some(ad) = a
+            .and_then(|a| a.checked_mul(d))
+            .filter(|ad| u64::try_from(*ad).is_ok())
+        {
+            return Some((i, format!("({t}/{ad}*{ad})")));
+        }
+    }
+    // The free extent that differs from the sum by the fewest terms, as `sum/d*d + rest`.
+    if let Some(&i) = free
+        .iter()
+        .min_by_key(|&&i| nat::sub(&slots[i], &scaled).terms().len())
+    {
+        let rest = nat::sub(&slots[i], &scaled);
+        let rest = if rest.is_zero() {
+            String::new()
+        } else {
+            let text = printer.nat_with(&rest, false);
+            // Positive terms are written first: a leading `0 - ` means that all are negative.
+            match text.strip_prefix("0 - ") {
+                Some(negated) => format!(" - {negated}"),
+                None => format!(" + {text}"),
+            }
+        };
+        return Some((i, format!("({s}/{d}*{d}{rest})")));
+    }
+    // Every extent declares a fact already: this one goes around the first one's text (the
+    // sum is added before it is taken away, so no difference on the way is negative).
+    let (i, t) = declared
+        .iter()
+        .enumerate()
+        .find_map(|(i, t)| Some((i, t.as_ref()?)))?;
+    Some((i, format!("({t} + {s}/{d}*{d} - {s})")))
+}
+
+/// `a` when `e = a·s` for an integer `a ≥ 2`.
+fn integer_multiple(e: &Nat, s: &Nat) -> Option<i128> {
+    use crate::ir::nat::Rational;
+    let (m, c) = s.terms().first()?;
+    let (_, ce) = e.terms().iter().find(|(me, _)| me == m)?;
+    let a = ce.checked_div(*c)?;
+    if !a.is_integer() || a.numer() < 2 {
         return None;
     }
-    let (mono, coeff) = &terms[0];
-    let [(nat::NatAtom::Index(i), 1)] = mono.factors() else {
-        return None;
-    };
-    (coeff.numer() == 1 && coeff.denom() > 1).then_some((*i, coeff.denom()))
+    (nat::mul(s, &nat::constant(Rational::int(a.numer()))) == *e).then_some(a.numer())
 }
 
 /// A divisibility fact as source text: `m/32`, or `(n + 4)/64` for one over a sum (which the
@@ -117,66 +195,69 @@ fn scaled_fact(fact: &Nat) -> Option<(Nat, i128)> {
     (d > 1).then(|| (nat::mul(fact, &nat::constant(Rational::int(d))), d))
 }
 
-/// The byte offset of the first whole-word `name` after the first `(` that is followed by `:`
-/// (that is, inside a value parameter's type).
-fn first_extent(header: &str, name: &str) -> Option<usize> {
-    let start = header.find(" : ")?;
-    let bytes = header.as_bytes();
-    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'\'';
-    let mut from = start;
-    while let Some(rel) = header[from..].find(name) {
-        let at = from + rel;
-        let before_ok = at == 0 || !is_word(bytes[at - 1]);
-        let end = at + name.len();
-        let after_ok = end >= bytes.len() || !is_word(bytes[end]);
-        if before_ok && after_ok && bytes.get(end) == Some(&b'.') {
-            return Some(at);
-        }
-        from = end;
-    }
-    None
+/// A program printed with one set of names: its signature's parts and its body.
+struct Parts<'a> {
+    /// The printer, with the size parameters' names.
+    printer: Printer,
+    name: &'a str,
+    sizes: Vec<String>,
+    /// The value parameters' names and types.
+    params: Vec<(String, &'a Type)>,
+    result: &'a Type,
+    body: String,
 }
 
-fn program_to_source_plain(p: &TypedProgram) -> String {
-    let mut printer = Printer::default();
-    let mut e = &p.term;
-    let mut sizes = Vec::new();
-    while let ExprKind::NatLambda(body) = &e.kind {
-        let hint = p
-            .size_params
-            .get(sizes.len())
-            .map(String::as_str)
-            .unwrap_or("n");
-        let name = printer.fresh(hint);
-        printer.nats.push(name.clone());
-        sizes.push(name);
-        e = body;
+impl<'a> Parts<'a> {
+    fn of(p: &'a TypedProgram) -> Parts<'a> {
+        let mut printer = Printer::default();
+        let mut e = &p.term;
+        let mut sizes = Vec::new();
+        while let ExprKind::NatLambda(body) = &e.kind {
+            let hint = p
+                .size_params
+                .get(sizes.len())
+                .map(String::as_str)
+                .unwrap_or("n");
+            let name = printer.fresh(hint);
+            printer.nats.push(name.clone());
+            sizes.push(name);
+            e = body;
+        }
+        let mut params = Vec::new();
+        while let (ExprKind::Lambda(body), TypeNode::Fun(param_ty, _)) = (&e.kind, e.ty.get()) {
+            let hint = p
+                .value_params
+                .get(params.len())
+                .map(String::as_str)
+                .unwrap_or("x");
+            let name = printer.fresh(hint);
+            params.push((name.clone(), param_ty));
+            printer.vars.push(name);
+            e = body;
+        }
+        let body = printer.expr(e, Prec::Lowest);
+        Parts {
+            printer,
+            name: &p.name,
+            sizes,
+            params,
+            result: &e.ty,
+            body,
+        }
     }
-    let mut params = Vec::new();
-    while let (ExprKind::Lambda(body), TypeNode::Fun(param_ty, _)) = (&e.kind, e.ty.get()) {
-        let hint = p
-            .value_params
-            .get(params.len())
-            .map(String::as_str)
-            .unwrap_or("x");
-        let name = printer.fresh(hint);
-        params.push(format!("({name} : {})", printer.ty(param_ty)));
-        printer.vars.push(name);
-        e = body;
+
+    /// `def name {sizes : nat} (params : types) : result`, with the array extents of the types
+    /// written as `extent` gives them (see [`types::to_source_with_extents`]).
+    fn header(&self, extent: &mut dyn FnMut(&Nat) -> Option<String>) -> String {
+        let mut header = format!("def {}", self.name);
+        if !self.sizes.is_empty() {
+            header.push_str(&format!(" {{{} : nat}}", self.sizes.join(" ")));
+        }
+        for (name, ty) in &self.params {
+            header.push_str(&format!(" ({name} : {})", self.printer.ty_with(ty, extent)));
+        }
+        format!("{header} : {}", self.printer.ty_with(self.result, extent))
     }
-    let mut header = format!("def {}", p.name);
-    if !sizes.is_empty() {
-        header.push_str(&format!(" {{{} : nat}}", sizes.join(" ")));
-    }
-    for param in &params {
-        header.push(' ');
-        header.push_str(param);
-    }
-    let result = printer.ty(&e.ty);
-    format!(
-        "{header} : {result} =\n  {}\n",
-        printer.expr(e, Prec::Lowest)
-    )
 }
 
 /// Writes a closed term as an expression.
@@ -230,6 +311,11 @@ impl Printer {
     fn ty(&self, t: &Type) -> String {
         let mut names = self.nats.clone();
         types::to_source(t, &mut names, &nat::default_atom_name)
+    }
+
+    fn ty_with(&self, t: &Type, extent: &mut dyn FnMut(&Nat) -> Option<String>) -> String {
+        let mut names = self.nats.clone();
+        types::to_source_with_extents(t, &mut names, &nat::default_atom_name, extent)
     }
 
     fn nat(&self, n: &Nat) -> String {

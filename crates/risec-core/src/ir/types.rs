@@ -281,7 +281,26 @@ pub fn to_source(
     nat_names: &mut Vec<String>,
     other: &dyn Fn(&NatAtom) -> String,
 ) -> String {
-    write_type(t, nat_names, other, &|id| format!("?t{id}"), false)
+    write_type(
+        t,
+        nat_names,
+        other,
+        &|id| format!("?t{id}"),
+        &mut |_| None,
+        false,
+    )
+}
+
+/// [`to_source`], with the extent of an array written as `extent` gives it where it gives a
+/// text (that must denote the same size). `extent` sees every array extent outside the nat
+/// binders of `t`, in the order they are written.
+pub fn to_source_with_extents(
+    t: &Type,
+    nat_names: &mut Vec<String>,
+    other: &dyn Fn(&NatAtom) -> String,
+    extent: &mut dyn FnMut(&Nat) -> Option<String>,
+) -> String {
+    write_type(t, nat_names, other, &|id| format!("?t{id}"), extent, false)
 }
 
 /// [`to_source`], with type inference variables named by `meta` (from their id) rather than
@@ -292,7 +311,7 @@ pub fn to_source_with_metas(
     other: &dyn Fn(&NatAtom) -> String,
     meta: &dyn Fn(u32) -> String,
 ) -> String {
-    write_type(t, nat_names, other, meta, false)
+    write_type(t, nat_names, other, meta, &mut |_| None, false)
 }
 
 /// Writes a size in surface syntax: nat index `i` is named by `names` (innermost last), other
@@ -326,35 +345,33 @@ fn write_type(
     names: &mut Vec<String>,
     other: &dyn Fn(&NatAtom) -> String,
     meta: &dyn Fn(u32) -> String,
+    extent: &mut dyn FnMut(&Nat) -> Option<String>,
     fun_lhs: bool,
 ) -> String {
     match t.get() {
         TypeNode::Scalar(s) => s.name().to_string(),
         TypeNode::Idx(n) => format!("idx[{}]", nat_to_source(n, names, other, false)),
         TypeNode::Array(n, e) => {
-            format!(
-                "{}.{}",
-                nat_to_source(n, names, other, true),
-                write_type(e, names, other, meta, true)
-            )
+            let size = extent(n).unwrap_or_else(|| nat_to_source(n, names, other, true));
+            format!("{size}.{}", write_type(e, names, other, meta, extent, true))
         }
         TypeNode::Vector(n, e) => {
             format!(
                 "<{}>{}",
                 nat_to_source(n, names, other, false),
-                write_type(e, names, other, meta, true)
+                write_type(e, names, other, meta, extent, true)
             )
         }
         TypeNode::Pair(a, b) => format!(
             "({}, {})",
-            write_type(a, names, other, meta, false),
-            write_type(b, names, other, meta, false)
+            write_type(a, names, other, meta, extent, false),
+            write_type(b, names, other, meta, extent, false)
         ),
         TypeNode::Fun(a, b) => {
             let s = format!(
                 "{} -> {}",
-                write_type(a, names, other, meta, true),
-                write_type(b, names, other, meta, false)
+                write_type(a, names, other, meta, extent, true),
+                write_type(b, names, other, meta, extent, false)
             );
             if fun_lhs {
                 format!("({s})")
@@ -365,7 +382,8 @@ fn write_type(
         TypeNode::NatFun(b) => {
             let name = fresh_nat_name(names);
             names.push(name.clone());
-            let body = write_type(b, names, other, meta, false);
+            // Extents under the binder are not the caller's: they may use it.
+            let body = write_type(b, names, other, meta, &mut |_| None, false);
             names.pop();
             let s = format!("({name} : nat) -> {body}");
             if fun_lhs {

@@ -15,7 +15,7 @@
 mod feasible;
 mod rational;
 
-pub use feasible::{can_be_nonnegative, is_nonnegative, wholeness, Wholeness};
+pub use feasible::{can_be_nonnegative, can_both_be_whole, is_nonnegative, wholeness, Wholeness};
 pub use rational::{checked_lcm, Rational};
 
 use crate::ir::intern::{self, Table};
@@ -609,10 +609,29 @@ pub fn is_integral_given(n: &Nat, facts: &[Nat]) -> bool {
 
 /// Writes `n` in surface syntax, naming leaf atoms with `name`. The output re-parses to the same
 /// nat. `atomic` asks for parentheses around anything that is not a literal or a single name.
+///
+/// A sum with several fractional coefficients is written as one division, `(n + 2)/7` rather
+/// than `n/7 + 2/7`: the type checker takes every division it reads for a whole number, and
+/// `n/7` and `2/7` are not, where their sum may be.
 pub fn to_source(n: &Nat, atomic: bool, name: &dyn Fn(&NatAtom) -> String) -> String {
     let terms = &n.terms;
     if terms.is_empty() {
         return "0".to_string();
+    }
+    if terms.iter().filter(|(_, c)| !c.is_integer()).count() >= 2 {
+        let d = terms
+            .iter()
+            .try_fold(1i128, |d, (_, c)| checked_lcm(d, c.denom()));
+        let scaled: Option<Vec<(Monomial, Rational)>> = d.and_then(|d| {
+            terms
+                .iter()
+                .map(|(m, c)| Some((m.clone(), c.checked_mul(Rational::int(d))?)))
+                .collect()
+        });
+        if let (Some(d), Some(scaled)) = (d, scaled) {
+            let text = format!("{}/{d}", to_source(&intern(scaled), true, name));
+            return if atomic { format!("({text})") } else { text };
+        }
     }
     // Print a positive term first so that no leading unary minus is needed.
     let mut order: Vec<usize> = (0..terms.len()).collect();

@@ -104,6 +104,26 @@ fn printing_round_trips_through_the_constructors() {
 }
 
 #[test]
+fn sums_with_several_fractions_are_printed_as_one_division() {
+    // `n/7 + 2/7` would read back as two divisions, each taken for a whole number (and `2/7`
+    // is none): `(n + 2)/7` is one.
+    let name = |a: &NatAtom| match a {
+        NatAtom::Index(0) => "m".to_string(),
+        _ => "n".to_string(),
+    };
+    let n2 = div(&add(&n(), &lit(2)), &lit(7));
+    assert_eq!(to_source(&n2, false, &name), "(n + 2)/7");
+    assert_eq!(to_source(&n2, true, &name), "((n + 2)/7)");
+    let mixed = add(&div(&n(), &lit(4)), &div(&mul(&m(), &lit(3)), &lit(6)));
+    assert_eq!(to_source(&mixed, false, &name), "(2*m + n)/4");
+    // One fraction beside whole terms reads back as it is.
+    let one = add(&div(&n(), &lit(4)), &m());
+    assert_eq!(to_source(&one, false, &name), "m + n/4");
+    let less = sub(&div(&n(), &lit(7)), &div(&lit(2), &lit(7)));
+    assert_eq!(to_source(&less, false, &name), "(n - 2)/7");
+}
+
+#[test]
 fn huge_powers_do_not_panic() {
     let big = pow(&lit(2), &lit(200));
     assert!(big.as_integer().is_none() || big.as_integer().unwrap() > 0);
