@@ -1,5 +1,5 @@
 //! Unit tests of the backend: generated text for small programs and the errors for terms it
-//! cannot translate. (Compiling and running the C is in `tests/codegen_c.rs`.)
+//! cannot translate. (Compiling and running the C is in `tests/suite/codegen_c.rs`.)
 
 use super::{emit_c, CodegenOptions};
 use crate::diagnostics::SourceFile;

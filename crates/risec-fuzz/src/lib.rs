@@ -22,7 +22,7 @@
 //! panic, an error without a message, an internal error, a wrong result, unsafe C).
 //! [`isolate`] runs a case in a child process under a watchdog and a memory cap instead, so
 //! that a hang or an abort is counted rather than stopping the campaign; [`tally`] counts the
-//! runs of a campaign by family. `tests/fuzz.rs` runs a bounded campaign in CI;
+//! runs of a campaign by family. `tests/suite/fuzz.rs` runs a bounded campaign in CI;
 //! `examples/fuzz_campaign.rs` runs long ones.
 
 // The stages below this crate, under the names the code uses (`crate::ir::…`).

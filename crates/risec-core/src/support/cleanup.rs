@@ -131,7 +131,7 @@ pub fn test_pause(point: &str, path: &Path) {
 mod tests {
     use super::*;
 
-    // `remove_all` itself is tested through the binary (tests/cli.rs): here it would
+    // `remove_all` itself is tested through the binary (tests/suite/cli.rs): here it would
     // remove the paths of other tests running in this process.
     #[test]
     fn paths_are_registered_while_they_exist() {

@@ -6,7 +6,7 @@
 //! are not written here: the rule compiler derives them from the names. The few semantic ones
 //! (types of lone-variable rules, associativity for blocked-reduce, growth guards) are `.when`
 //! conditions below, and every rule is checked against the reference interpreter by
-//! `tests/rule_validation.rs` ([`super::validate`]).
+//! `tests/suite/rule_validation.rs` ([`super::validate`]).
 
 use super::vectorize;
 use super::RuleInfo;

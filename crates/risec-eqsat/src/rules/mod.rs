@@ -3,7 +3,7 @@
 //! or, with size arguments, `split-join(32)`.
 //!
 //! [`validate`] checks a rule against the reference interpreter (every library rule is checked
-//! by `tests/rule_validation.rs`); [`vectorize`] computes the lane-wise functions of the
+//! by `tests/suite/rule_validation.rs`); [`vectorize`] computes the lane-wise functions of the
 //! vectorisation rules.
 
 mod library;

@@ -2,9 +2,7 @@
 //! cannot be reached (the search must stop at its limit, quickly, with status 2 and the limit
 //! named), errors (status 1), and the statistics file.
 
-mod common;
-
-use common::{risec, risec_within, stderr, stdout};
+use crate::common::{risec, risec_within, stderr, stdout};
 use std::path::PathBuf;
 use std::process::Output;
 use std::time::Duration;

@@ -52,7 +52,7 @@ fn generated_kernels_are_up_to_date() {
     }
     assert!(
         stale.is_empty(),
-        "stale generated kernels (regenerate with `RISEC_REGENERATE=1 cargo test --release --test generated`):\n{}",
+        "stale generated kernels (regenerate with `RISEC_REGENERATE=1 cargo test --release --test suite generated::`):\n{}",
         stale.join("\n")
     );
 }

@@ -94,7 +94,7 @@ fn every_shipped_goal_is_found_with_no_more_enodes_or_iterations_than_before() {
         );
     }
     // Every start/goal pair has its figures (the tiling goals are sketch examples, tested in
-    // tests/search_strategies.rs).
+    // tests/suite/search_strategies.rs).
     let files = std::fs::read_dir(goals_dir())
         .unwrap()
         .filter(|f| {

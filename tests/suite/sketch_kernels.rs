@@ -2,9 +2,7 @@
 //! its sketch (`sketches/matmul/X.sk`), lowered, compiled to C, built with gcc
 //! (`-O3 -march=native -fopenmp -Wall -Wextra -Werror`) and run against the naive C loop at
 //! non-square sizes with 1 and 2 OpenMP threads, and at 1024³ against the hand-written parallel
-//! baseline (itself checked against the naive loop by `tests/codegen_c.rs`).
-
-mod common;
+//! baseline (itself checked against the naive loop by `tests/suite/codegen_c.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,11 +12,11 @@ const VERSIONS: [&str; 7] = risec_bench::harness::TVM_VERSIONS;
 
 fn kernels() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| common::build_sketch_kernels(&VERSIONS, "sketch-kernels"))
+    EXE.get_or_init(|| crate::common::build_sketch_kernels(&VERSIONS, "sketch-kernels"))
 }
 
 fn verify(sizes: (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> {
-    common::verify_kernels(kernels(), sizes, reference, threads)
+    crate::common::verify_kernels(kernels(), sizes, reference, threads)
 }
 
 #[test]
@@ -46,7 +44,7 @@ fn sketch_versions_match_the_parallel_baseline_at_1024() {
 
 #[test]
 fn the_main_job_writes_c_and_a_header_that_compile() {
-    let c = common::compile_matmul_sketch("parallel", "main-job-c");
+    let c = crate::common::compile_matmul_sketch("parallel", "main-job-c");
     let dir = c.parent().unwrap();
     let header = std::fs::read_to_string(dir.join("mm.h")).unwrap();
     assert!(header.contains(

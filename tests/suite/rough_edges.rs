@@ -1,9 +1,7 @@
 //! End-to-end tests of the rough edges a new user hits (issue 9): what the `risec` binary
 //! accepts, refuses and says.
 
-mod common;
-
-use common::{risec, stderr, stdout, temp_file};
+use crate::common::{risec, stderr, stdout, temp_file};
 
 #[test]
 fn a_byte_order_mark_is_skipped() {

@@ -2,9 +2,7 @@
 //! plans are the ones the paper derives and agree numerically with the expressions as written,
 //! and bad input is reported at its place.
 
-mod common;
-
-use common::{risec, stderr, stdout, temp_file};
+use crate::common::{risec, stderr, stdout, temp_file};
 use risec::SourceFile;
 use risec_la::{self as la, Check, LaOptions};
 
@@ -527,7 +525,7 @@ fn exploding_assertion(name: &str) -> std::path::PathBuf {
 fn la_within(args: &[&str]) -> std::process::Output {
     let mut all = vec!["la"];
     all.extend_from_slice(args);
-    common::risec_within(&all, std::time::Duration::from_secs(60))
+    crate::common::risec_within(&all, std::time::Duration::from_secs(60))
 }
 
 #[test]
@@ -594,7 +592,7 @@ fn an_exploding_assertion_under_an_address_space_limit_stops_with_an_error() {
     // Under `ulimit -v` the default memory limit is 3/4 of the address space: the saturation
     // stops there instead of aborting the process.
     let path = exploding_assertion("explode-ulimit.la");
-    let out = common::risec_command_within(
+    let out = crate::common::risec_command_within(
         std::process::Command::new("sh").arg("-c").arg(format!(
             "ulimit -v 1000000 && exec {} la --time 60s --nodes 100000000 {}",
             env!("CARGO_BIN_EXE_risec"),

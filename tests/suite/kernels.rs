@@ -1,8 +1,6 @@
 //! The kernel suite (issue 21): vectors gathered from strided memory are reported. That every
 //! sketch of `sketches/KERNEL/` gives C that matches the reference interpreter at awkward
-//! sizes, under the sanitizers, is `tests/bounds_sweep.rs`.
-
-mod common;
+//! sizes, under the sanitizers, is `tests/suite/bounds_sweep.rs`.
 
 #[test]
 fn gathered_vectors_are_reported_as_a_warning() {
@@ -16,13 +14,13 @@ fn gathered_vectors_are_reported_as_a_warning() {
     )
     .unwrap();
     let out = dir.join("columns.c");
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         "emit-c",
         program.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
     ]);
-    let err = common::stderr(&o);
+    let err = crate::common::stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(
         err.contains("warning: `asVector 16` of `a` gathers each vector's 16 lanes"),

@@ -3,9 +3,7 @@
 //! with a warning), every rewrite's right-hand side is typed with the binders its pattern
 //! variables use, and the optimised program is type-checked again before anything is written.
 
-mod common;
-
-use common::{risec, stderr, stdout, temp_file};
+use crate::common::{risec, stderr, stdout, temp_file};
 
 /// A program whose map body binds `s` to a reduction of an outer array: the shape the mutant
 /// of let-out-of-lambda rewrites into an ill-typed program.

@@ -1,8 +1,6 @@
 //! End-to-end tests of the `risec` binary: what a user sees on the shipped examples and on errors.
 
-mod common;
-
-use common::{risec, stderr, stdout, temp_file};
+use crate::common::{risec, stderr, stdout, temp_file};
 
 #[test]
 fn check_succeeds_on_every_example() {

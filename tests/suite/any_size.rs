@@ -4,8 +4,6 @@
 //! checked against the naive C loop over a sweep of awkward sizes with 1 and 2 OpenMP threads;
 //! `--exact-sizes` keeps the kernel alone, which refuses them and leaves `out` untouched.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -32,7 +30,7 @@ fn kernels() -> &'static Path {
     EXE.get_or_init(|| {
         let mut specs: Vec<(&str, bool)> = SKETCHES.iter().map(|s| (*s, false)).collect();
         specs.extend(EXACT.iter().map(|s| (*s, true)));
-        common::build_sketch_kernels_with(&specs, "any-size")
+        crate::common::build_sketch_kernels_with(&specs, "any-size")
     })
 }
 
@@ -65,8 +63,10 @@ fn every_sketch_matches_naive_c_at_every_size_of_the_sweep() {
         for threads in [1, 2] {
             // Refusing versions are skipped by the driver's checks below.
             let (m, n, k) = sizes;
-            let refusing =
-                common::size_check(kernels(), (&m.to_string(), &n.to_string(), &k.to_string()));
+            let refusing = crate::common::size_check(
+                kernels(),
+                (&m.to_string(), &n.to_string(), &k.to_string()),
+            );
             let divisible = |name: &str| refusing.iter().any(|(n, rc, _)| n == name && *rc == 0);
             let names = verify_accepting(sizes, threads);
             for s in SKETCHES {
@@ -92,7 +92,7 @@ fn every_sketch_matches_naive_c_at_every_size_of_the_sweep() {
 fn verify_accepting((m, n, k): (u32, u32, u32), threads: u32) -> Vec<String> {
     use risec_bench::harness::REL_ERROR_BOUND;
     let mut names = Vec::new();
-    for (name, rc, err) in common::verify_lines(kernels(), (m, n, k), "naive (C)", threads) {
+    for (name, rc, err) in crate::common::verify_lines(kernels(), (m, n, k), "naive (C)", threads) {
         if rc != 0 {
             assert!(
                 name.ends_with(" exact") || name.ends_with("(C)"),
@@ -119,7 +119,7 @@ fn exact_kernels_refuse_sizes_the_tiles_do_not_divide_and_leave_out_untouched() 
         ("192", "500", "768"),
         ("192", "512", "700"),
     ] {
-        let kernels = common::size_check(kernels(), (m, n, k));
+        let kernels = crate::common::size_check(kernels(), (m, n, k));
         for s in EXACT {
             let exact = format!("{s} exact");
             let (_, rc, untouched) = kernels.iter().find(|k| k.0 == exact).expect("exact kernel");
@@ -138,7 +138,7 @@ fn exact_kernels_refuse_sizes_the_tiles_do_not_divide_and_leave_out_untouched() 
 
 #[test]
 fn the_generated_function_says_how_it_treats_sizes() {
-    let c = common::compile_matmul_sketch("blocking", "any-size-doc");
+    let c = crate::common::compile_matmul_sketch("blocking", "any-size-doc");
     let header = std::fs::read_to_string(c.with_extension("h")).unwrap();
     assert!(
         header.contains("Takes any positive sizes") && header.contains("m to a multiple of 32"),
@@ -150,24 +150,24 @@ fn the_generated_function_says_how_it_treats_sizes() {
 fn a_program_zero_padding_would_change_keeps_its_checks_and_says_why() {
     // A product over blocks of 4: padding with zeros would make it 0, so sizes that 4 does not
     // divide are refused (the function returns 1), and risec says why.
-    let program = common::temp_file(
+    let program = crate::common::temp_file(
         "prod.rise",
         b"def prod {n : nat} (xs : n.f32) : f32 = xs |> reduce (fun a b => a * b) 1.0\n",
     );
-    let sketch = common::temp_file(
+    let sketch = crate::common::temp_file(
         "prod.sk",
         b"step s {\n  rules = [reduce-seq, blocked-reduce(4)]\n  \
           sketch = contains((reduceSeq : ? -> ? -> (n/4).? -> ?) ?)\n}\n",
     );
     let c = program.with_extension("c");
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         program.to_str().unwrap(),
         "--sketch",
         sketch.to_str().unwrap(),
         "-o",
         c.to_str().unwrap(),
     ]);
-    let err = common::stderr(&o);
+    let err = crate::common::stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(
         err.contains("they cannot be rounded up")
@@ -184,7 +184,7 @@ fn exact_sizes_keeps_the_kernel_alone_and_says_so() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("exact-sizes");
     std::fs::create_dir_all(&dir).unwrap();
     let c = dir.join("mm.c");
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         "examples/matmul.rise",
         "--sketch",
         "sketches/matmul/blocking.sk",
@@ -192,7 +192,7 @@ fn exact_sizes_keeps_the_kernel_alone_and_says_so() {
         "-o",
         c.to_str().unwrap(),
     ]);
-    let err = common::stderr(&o);
+    let err = crate::common::stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("(--exact-sizes): others return 1"), "{err}");
     let source = std::fs::read_to_string(&c).unwrap();
@@ -217,14 +217,14 @@ fn register_blocked_kernels_round_up_inside_the_kernel_and_the_tvm_versions_on_c
         ("blocking", false),
     ] {
         let c = dir.join(format!("{sketch}.c"));
-        let o = common::risec(&[
+        let o = crate::common::risec(&[
             "examples/matmul.rise",
             "--sketch",
             &format!("sketches/matmul/{sketch}.sk"),
             "-o",
             c.to_str().unwrap(),
         ]);
-        let err = common::stderr(&o);
+        let err = crate::common::stderr(&o);
         assert!(o.status.success(), "{err}");
         let source = std::fs::read_to_string(&c).unwrap();
         if inside {
@@ -277,7 +277,7 @@ fn edges_kernels_stay_inside_the_arrays_under_the_sanitizers() {
         "register-blocking-avx512",
         "register-blocking-any",
     ] {
-        let c = common::compile_matmul_sketch(sketch, &format!("asan-{sketch}"));
+        let c = crate::common::compile_matmul_sketch(sketch, &format!("asan-{sketch}"));
         let dir = c.parent().unwrap().to_path_buf();
         let main = dir.join("main.c");
         std::fs::write(

@@ -1,8 +1,6 @@
 //! End-to-end tests of `risec emit-c` and `risec bench` as a user runs them.
 
-mod common;
-
-use common::{risec, stderr, stdout};
+use crate::common::{risec, stderr, stdout};
 use std::path::PathBuf;
 
 fn out_dir(name: &str) -> PathBuf {

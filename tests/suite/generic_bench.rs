@@ -3,8 +3,6 @@
 //! at the benchmark size, a user's C function as a baseline, OpenBLAS where the program is a
 //! BLAS operation, and the errors a user meets.
 
-mod common;
-
 use std::path::PathBuf;
 
 fn dir(name: &str) -> PathBuf {
@@ -39,7 +37,7 @@ fn versions_and_user_baselines_are_checked_against_the_interpreter() {
         "int wrong(int n, float *restrict out, const float *restrict xs) {\n\
          for (int i = 0; i < n; i++) out[i] = 3.0f * xs[i];\n  return 0;\n}\n",
     );
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         "verify",
         &program,
         "--sketch",
@@ -49,8 +47,8 @@ fn versions_and_user_baselines_are_checked_against_the_interpreter() {
         "--size",
         "n=100000",
     ]);
-    let out = common::stdout(&o);
-    assert!(o.status.success(), "{out}{}", common::stderr(&o));
+    let out = crate::common::stdout(&o);
+    assert!(o.status.success(), "{out}{}", crate::common::stderr(&o));
     assert!(out.contains("at n=13"), "{out}");
     // At both sizes, with 1 and 2 threads.
     for name in ["naive", "seq", "hand"] {
@@ -63,13 +61,13 @@ fn versions_and_user_baselines_are_checked_against_the_interpreter() {
         );
     }
     // A C function that computes something else is caught, and the command fails.
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         "verify",
         &program,
         "--baseline",
         &format!("wrong={wrong}:wrong"),
     ]);
-    let err = common::stderr(&o);
+    let err = crate::common::stderr(&o);
     assert!(!o.status.success());
     assert!(err.contains("wrong  WRONG: relative error"), "{err}");
     assert!(err.contains("error: a kernel failed verification"), "{err}");
@@ -79,7 +77,7 @@ fn versions_and_user_baselines_are_checked_against_the_interpreter() {
 fn a_blas_operation_is_timed_beside_openblas_and_the_copy_bandwidth() {
     let d = dir("generic-bench");
     let csv = d.join("dot.csv");
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         "bench",
         "examples/dot.rise",
         "--size",
@@ -91,8 +89,8 @@ fn a_blas_operation_is_timed_beside_openblas_and_the_copy_bandwidth() {
         "--csv",
         csv.to_str().unwrap(),
     ]);
-    let out = common::stdout(&o);
-    assert!(o.status.success(), "{out}{}", common::stderr(&o));
+    let out = crate::common::stdout(&o);
+    assert!(o.status.success(), "{out}{}", crate::common::stderr(&o));
     assert!(
         out.contains("dot at n=100000; 800004 bytes read and written per call"),
         "{out}"
@@ -116,32 +114,32 @@ fn a_blas_operation_is_timed_beside_openblas_and_the_copy_bandwidth() {
 fn what_a_user_gets_wrong_is_said_plainly() {
     let d = dir("generic-errors");
     let program = write(&d, "scale.rise", SCALE);
-    let o = common::risec(&["bench", &program]);
+    let o = crate::common::risec(&["bench", &program]);
     assert!(!o.status.success());
     assert!(
-        common::stderr(&o).contains(
+        crate::common::stderr(&o).contains(
             "error: `scale` is not a matrix multiplication: give its sizes, as in `--size n=…`"
         ),
         "{}",
-        common::stderr(&o)
+        crate::common::stderr(&o)
     );
-    let o = common::risec(&["verify", &program, "--baseline", "x=nofile.c"]);
+    let o = crate::common::risec(&["verify", &program, "--baseline", "x=nofile.c"]);
     assert!(
-        common::stderr(&o).contains("expected NAME=FILE.c:FUNCTION"),
+        crate::common::stderr(&o).contains("expected NAME=FILE.c:FUNCTION"),
         "{}",
-        common::stderr(&o)
+        crate::common::stderr(&o)
     );
-    let o = common::risec(&["verify", &program, "--baseline", "x=nofile.c:f"]);
+    let o = crate::common::risec(&["verify", &program, "--baseline", "x=nofile.c:f"]);
     assert!(
-        common::stderr(&o).contains("no file `nofile.c`"),
+        crate::common::stderr(&o).contains("no file `nofile.c`"),
         "{}",
-        common::stderr(&o)
+        crate::common::stderr(&o)
     );
-    let o = common::risec(&["bench", &program, "--size", "n=64", "--plot", "x.svg"]);
+    let o = crate::common::risec(&["bench", &program, "--size", "n=64", "--plot", "x.svg"]);
     assert!(
-        common::stderr(&o).contains("write the results with `--csv`"),
+        crate::common::stderr(&o).contains("write the results with `--csv`"),
         "{}",
-        common::stderr(&o)
+        crate::common::stderr(&o)
     );
 }
 
@@ -152,8 +150,8 @@ fn a_zero_size_is_an_error_not_a_run_that_checks_nothing() {
         ["verify", "examples/dot.rise", "--size", "n=0"],
         ["bench", "examples/dot.rise", "--size", "n=0"],
     ] {
-        let o = common::risec(&args);
-        let err = common::stderr(&o);
+        let o = crate::common::risec(&args);
+        let err = crate::common::stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
             err.contains(
@@ -212,8 +210,8 @@ fn verify_is_an_oracle_for_what_a_kernel_must_not_do() {
     }
     args.extend(["--run-limit".into(), "1s".into()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = common::risec(&args);
-    let err = common::stderr(&o);
+    let o = crate::common::risec(&args);
+    let err = crate::common::stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let line = |name: &str| {
         err.lines()
@@ -254,7 +252,7 @@ fn verify_under_the_sanitizers_names_the_bad_access() {
     let d = dir("generic-oracle-sanitized");
     let program = write(&d, "scale.rise", SCALE);
     let c = write(&d, "misbehaving.c", MISBEHAVING);
-    let o = common::risec(&[
+    let o = crate::common::risec(&[
         "verify",
         &program,
         "--threads",
@@ -265,7 +263,7 @@ fn verify_under_the_sanitizers_names_the_bad_access() {
         "--baseline",
         &format!("reads_past={c}:reads_past"),
     ]);
-    let err = common::stderr(&o);
+    let err = crate::common::stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("under AddressSanitizer and UBSan"), "{err}");
     assert!(

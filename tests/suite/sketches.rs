@@ -2,9 +2,7 @@
 //! with the program's type and computes what the naive program computes (reference interpreter,
 //! m = n = k = 64, inputs that make every f32 sum exact), plus the errors a user can hit.
 
-mod common;
-
-use common::{risec, stderr, stdout, temp_file};
+use crate::common::{risec, stderr, stdout, temp_file};
 use risec::{load_program, load_sketch, optimize, Optimized};
 use risec_core::core::print::program_type_to_source;
 use risec_core::core::TypedProgram;
@@ -51,9 +49,16 @@ fn run(program: &str, sketch: &str) -> Optimized {
         &risec::CodegenOptions::new(&format!("{name}.h")),
     )
     .unwrap_or_else(|e| panic!("{sketch}: {e}"));
-    insta::assert_snapshot!(format!("{name}.rise"), out.source);
-    insta::assert_snapshot!(format!("{name}.c"), c.source);
-    insta::assert_snapshot!(format!("{name}.search"), figures);
+    // The snapshots keep the names and folder they had as their own test binary
+    // (`tests/snapshots/sketches__NAME.*.snap`).
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(format!("sketches__{name}.rise"), out.source);
+        insta::assert_snapshot!(format!("sketches__{name}.c"), c.source);
+        insta::assert_snapshot!(format!("sketches__{name}.search"), figures);
+    });
     out
 }
 

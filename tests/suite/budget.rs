@@ -4,8 +4,7 @@
 //! bound, and under a process memory limit (`ulimit -v`) the commands stop with an error
 //! instead of aborting.
 
-mod common;
-use common::{risec, risec_command_within, risec_within, stderr, stdout, temp_file};
+use crate::common::{risec, risec_command_within, risec_within, stderr, stdout, temp_file};
 use std::process::Command;
 use std::time::Duration;
 
@@ -209,7 +208,7 @@ fn a_search_under_an_address_space_limit_stops_at_the_memory_limit() {
             goal.display()
         ),
     );
-    let (text, err) = (common::stdout(&out), stderr(&out));
+    let (text, err) = (crate::common::stdout(&out), stderr(&out));
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(text.contains("the memory limit"), "{text}{err}");
 }

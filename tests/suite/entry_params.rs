@@ -4,8 +4,6 @@
 //! "internal: missing binder for parameter"; now the main job prints it with its parameters
 //! and writes C that compiles cleanly.
 
-mod common;
-
 use std::path::Path;
 
 /// A program, a one-step sketch that makes the search rewrite it, and the C function's
@@ -61,18 +59,23 @@ fn programs_whose_body_is_one_call_on_their_input_keep_their_parameters() {
         )
         .unwrap();
         // Printed as Rise: the parameter is there.
-        let o = common::risec(&[
+        let o = crate::common::risec(&[
             program.to_str().unwrap(),
             "--sketch",
             sketch.to_str().unwrap(),
             "-q",
         ]);
-        assert!(o.status.success(), "{}: {}", case.name, common::stderr(&o));
-        let printed = common::stdout(&o);
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            case.name,
+            crate::common::stderr(&o)
+        );
+        let printed = crate::common::stdout(&o);
         assert!(printed.contains("(xs : n.f32)"), "{}: {printed}", case.name);
         // Compiled to C, which compiles cleanly.
         let c = dir.join(format!("{}.c", case.name));
-        let o = common::risec(&[
+        let o = crate::common::risec(&[
             program.to_str().unwrap(),
             "--sketch",
             sketch.to_str().unwrap(),
@@ -80,7 +83,12 @@ fn programs_whose_body_is_one_call_on_their_input_keep_their_parameters() {
             c.to_str().unwrap(),
             "-q",
         ]);
-        assert!(o.status.success(), "{}: {}", case.name, common::stderr(&o));
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            case.name,
+            crate::common::stderr(&o)
+        );
         let header = std::fs::read_to_string(c.with_extension("h")).unwrap();
         assert!(header.contains(case.signature), "{}: {header}", case.name);
         let cc = std::process::Command::new("cc")

@@ -2,9 +2,7 @@
 //! the closest partial match stops, located and underlined in the `.sk` file, what the e-graph
 //! has there instead, the step's rules that never fired, and the library rule that would help.
 
-mod common;
-
-use common::{risec, stderr, temp_file};
+use crate::common::{risec, stderr, temp_file};
 use risec::{load_program, load_sketch, optimize, Error};
 use risec_sketch::closest::MissKind;
 use risec_sketch::guided::SearchOptions;

@@ -2,8 +2,7 @@
 //! determinism per seed, the sampling cap, Monte Carlo tree search on small goals, limits that
 //! hold under every scheduler, and explanations (`--explain`).
 
-mod common;
-use common::{risec, stderr, stdout, temp_file};
+use crate::common::{risec, stderr, stdout, temp_file};
 use risec::{Limits, Scheduler, Strategy};
 use risec_eqsat::prove::{Problem, ProveOptions};
 

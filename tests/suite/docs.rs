@@ -2,9 +2,7 @@
 //! every `rise-error` block fails with the error its first comment names, and the error shown
 //! in `docs/language.md` and README.md is what `risec check` prints.
 
-mod common;
-
-use common::{risec, stderr, temp_file};
+use crate::common::{risec, stderr, temp_file};
 use risec_core::diagnostics::SourceFile;
 use risec_frontend::load::compile_source;
 

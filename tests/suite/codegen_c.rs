@@ -6,8 +6,6 @@
 //! 1024³ is checked against the hand-written parallel baseline (itself checked against the
 //! naive loop at the smaller sizes), because the naive loop takes seconds there on CI's 2 cores.
 
-mod common;
-
 use risec_backend::{emit_c, CodegenOptions};
 use risec_bench::{build, Version};
 use risec_core::diagnostics::SourceFile;
@@ -76,7 +74,7 @@ fn tiled_kernels() -> &'static Path {
 
 /// Runs every kernel at these sizes and checks it against `reference`; returns how many ran.
 fn verify(exe: &Path, sizes: (u32, u32, u32), reference: &str, threads: u32) -> usize {
-    common::verify_kernels(exe, sizes, reference, threads).len()
+    crate::common::verify_kernels(exe, sizes, reference, threads).len()
 }
 
 #[test]
@@ -101,7 +99,7 @@ fn tiled_versions_match_the_parallel_baseline_at_1024() {
 fn sizes_violating_a_fact_return_nonzero_and_leave_out_untouched() {
     let exe = all_kernels();
     for (m, n, k) in [("48", "64", "64"), ("64", "40", "64"), ("64", "64", "6")] {
-        let kernels = common::size_check(exe, (m, n, k));
+        let kernels = crate::common::size_check(exe, (m, n, k));
         assert_eq!(kernels.len(), 14);
         for (name, rc, untouched) in kernels {
             if name.starts_with("naive") {

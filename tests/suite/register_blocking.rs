@@ -3,9 +3,7 @@
 //! (`-O3 -march=native -fopenmp -Wall -Wextra -Werror`) and run against the naive C loop with 1
 //! and 2 OpenMP threads at sizes both files' blocks divide (m by 96, n by 512, k by 768), with
 //! several blocks along each size (sizes the blocks do not divide, under the sanitizers, are
-//! `tests/bounds_sweep.rs`).
-
-mod common;
+//! `tests/suite/bounds_sweep.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,11 +12,11 @@ const VERSIONS: [&str; 2] = ["register-blocking", "register-blocking-avx512"];
 
 fn kernels() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| common::build_sketch_kernels(&VERSIONS, "register-blocking"))
+    EXE.get_or_init(|| crate::common::build_sketch_kernels(&VERSIONS, "register-blocking"))
 }
 
 fn verify_all(sizes: (u32, u32, u32), reference: &str, threads: u32) {
-    let names = common::verify_kernels(kernels(), sizes, reference, threads);
+    let names = crate::common::verify_kernels(kernels(), sizes, reference, threads);
     for v in VERSIONS {
         assert!(
             names.iter().any(|n| n == v),
@@ -41,7 +39,7 @@ fn register_blocked_versions_match_naive_c_with_one_and_two_threads() {
 /// made once per call, and the row-block loop run by OpenMP.
 #[test]
 fn the_micro_kernel_is_recognisable_in_the_c() {
-    let c = common::compile_matmul_sketch("register-blocking", "register-blocking-c");
+    let c = crate::common::compile_matmul_sketch("register-blocking", "register-blocking-c");
     let source = std::fs::read_to_string(&c).unwrap();
     for expected in [
         "// mapSeqUnroll: iteration 5",
@@ -67,7 +65,7 @@ fn the_micro_kernel_is_recognisable_in_the_c() {
 /// plain triple loop.
 #[test]
 fn temporaries_kept_between_calls_give_the_same_results() {
-    let c = common::compile_matmul_sketch("register-blocking", "register-blocking-kept");
+    let c = crate::common::compile_matmul_sketch("register-blocking", "register-blocking-kept");
     let dir = c.parent().unwrap().to_path_buf();
     let main = dir.join("main.c");
     std::fs::write(
@@ -230,7 +228,7 @@ fn the_tile_stays_in_registers_in_the_assembly() {
         ("register-blocking-avx512", "skylake-avx512", "%zmm", 16, 8),
         ("register-blocking-any", "haswell", "%ymm", 12, 6),
     ] {
-        let c = common::compile_matmul_sketch(version, &format!("{version}-asm"));
+        let c = crate::common::compile_matmul_sketch(version, &format!("{version}-asm"));
         let asm_path = c.with_extension("s");
         let gcc = std::process::Command::new("gcc")
             .args(["-O3", &format!("-march={march}"), "-fopenmp", "-S", "-o"])

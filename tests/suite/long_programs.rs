@@ -3,9 +3,7 @@
 //! compiles without warnings and that computes the program's values. How the time grows with
 //! the size is measured by `benches/codegen.rs`, not here.
 
-mod common;
-
-use common::{risec, stderr, temp_file};
+use crate::common::{risec, stderr, temp_file};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
