@@ -253,8 +253,28 @@ impl Guard {
         usize::try_from(left / BYTES_PER_MATCH).unwrap_or(usize::MAX)
     }
 
+    /// A guard for a part of the work that must leave room to the rest: half the time left and
+    /// half the e-node limit, the same memory limit.
+    pub fn half(&self) -> Arc<Guard> {
+        Guard::new(self.remaining() / 2, self.memory, self.nodes / 2)
+    }
+
+    /// When the guard was made (its time counts from then).
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// The time left before the deadline.
+    pub fn remaining(&self) -> Duration {
+        Duration::from_nanos(
+            self.deadline
+                .load(Ordering::Relaxed)
+                .saturating_sub(nanos(self.started.elapsed())),
+        )
+    }
+
     /// Whether `egraph` has reached the e-node limit (then the guard stops).
-    fn full(&self, egraph: &LaEGraph) -> bool {
+    pub fn full(&self, egraph: &LaEGraph) -> bool {
         let size = egraph.total_size();
         self.enodes.store(size, Ordering::Relaxed);
         if size >= self.nodes {

@@ -14,6 +14,7 @@ use egg::{Id, RecExpr, Rewrite, RewriteScheduler, Runner, SearchMatches, StopRea
 use rand::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Limits and strategy of one saturation.
@@ -71,9 +72,10 @@ pub struct SaturationStats {
     pub enodes: usize,
     /// E-classes at the end.
     pub eclasses: usize,
-    /// Why it stopped, in words (`saturated`, `node limit`, …).
+    /// Why it stopped, in words (`saturated`, `node limit`, …), and the limit that cut the
+    /// translation of the terms into relations before it, if one did.
     pub stop: String,
-    /// Time spent saturating.
+    /// Time spent translating the terms into the e-graph and saturating.
     pub time: Duration,
 }
 
@@ -208,22 +210,85 @@ fn stop_text(reason: &Option<StopReason>) -> String {
 /// A test that ends a saturation early: true when its goal is reached.
 type GoalTest = Box<dyn Fn(&LaEGraph) -> bool>;
 
-/// Runs the rules on `egraph` within `options`' node and iteration limits, `time` and `memory`
-/// bytes of resident memory ([`guard`]: the limits hold inside an iteration); `stop` may end
-/// the run early (it returns true when the goal is reached).
+/// The scheduler's error, before any work, when it is not one for linear algebra.
+fn check_scheduler(options: &LaOptions) -> Result<(), OptimizeError> {
+    match options.scheduler {
+        Scheduler::Simple | Scheduler::Backoff { .. } | Scheduler::Sample(_) => Ok(()),
+        other => Err(OptimizeError::Scheduler(other.to_string())),
+    }
+}
+
+/// The terms of `terms` added to a new e-graph, their classes, and the limit that stopped
+/// their translation into relations, if one did. The translation is under the limits of
+/// `guard` (the saturation's), within half of its time and of its e-nodes: the rebuild that
+/// follows, about half as long as the translation, cannot be interrupted, and the rules get
+/// the rest.
+fn lower(inputs: &[Input], terms: &[&Term], guard: &Guard) -> (LaEGraph, Vec<Id>, Option<Limit>) {
+    let mut egraph = LaEGraph::new(LaAnalysis::default());
+    let part = guard.half();
+    let mut lowering = Lowering::new(&mut egraph, inputs, &part);
+    let ids: Vec<Id> = terms.iter().map(|t| lowering.add(t)).collect();
+    egraph.rebuild();
+    let ids = ids.into_iter().map(|id| egraph.find(id)).collect();
+    (egraph, ids, part.stopped())
+}
+
+/// Why the saturation stopped (`stop`, at `limit` if a limit stopped it), and the limit that
+/// stopped the translation before it (`translation`) when that is another one.
+fn with_translation(
+    stop: String,
+    limit: Option<Limit>,
+    translation: Option<Limit>,
+    options: &LaOptions,
+    memory: u64,
+) -> String {
+    let kind = |l: Limit| std::mem::discriminant(&l);
+    match translation {
+        Some(t) if limit.map(kind) != Some(kind(t)) => {
+            let at = match t {
+                Limit::Time => "half the time limit".to_string(),
+                Limit::Nodes => format!("half the e-node limit ({})", options.nodes / 2),
+                other => format!("the {}", limit_text(other, options, memory)),
+            };
+            format!("{stop}; the translation into relations stopped at {at}")
+        }
+        _ => stop,
+    }
+}
+
+/// Runs the rules on `egraph` within `options`' node and iteration limits and the limits of
+/// `guard` (time, `memory` bytes of resident memory and e-nodes: [`guard`], the limits hold
+/// inside an iteration), which was made before the terms were added ([`lower`]): a guard that
+/// the translation spent stops the saturation before it begins. `stop` may end the run early
+/// (it returns true when the goal is reached); `translation` is the limit that stopped the
+/// translation, if one did (the stop reason says so).
 fn saturate(
     egraph: LaEGraph,
     options: &LaOptions,
-    time: Duration,
+    guard: Arc<Guard>,
     memory: u64,
     stop: Option<GoalTest>,
+    translation: Option<Limit>,
 ) -> Result<(LaEGraph, SaturationStats), OptimizeError> {
-    let start = Instant::now();
-    let guard = Guard::new(time, memory, options.nodes);
+    let start = guard.started();
+    let stats = |egraph: &LaEGraph, iterations, stop, limit| SaturationStats {
+        iterations,
+        enodes: egraph.total_number_of_nodes(),
+        eclasses: egraph.number_of_classes(),
+        stop: with_translation(stop, limit, translation, options, memory),
+        time: start.elapsed(),
+    };
+    if guard.check() || guard.full(&egraph) {
+        // Spent before the first iteration (by the translation): egg's runner would still
+        // rebuild the whole e-graph twice.
+        let limit = guard.stopped().expect("a guard that stopped says why");
+        let stats = stats(&egraph, 0, limit_text(limit, options, memory), Some(limit));
+        return Ok((egraph, stats));
+    }
     let rules = guard::guard_rules(all_rules(), &guard);
     let mut runner = Runner::<Math, LaAnalysis, ()>::new(LaAnalysis::default())
         .with_egraph(egraph)
-        .with_time_limit(time)
+        .with_time_limit(guard.remaining())
         .with_node_limit(options.nodes)
         .with_iter_limit(options.iterations);
     if let Some(stop) = stop {
@@ -276,13 +341,12 @@ fn saturate(
         Some(limit) => limit_text(limit, options, memory),
         None => stop_text(&runner.stop_reason),
     };
-    let stats = SaturationStats {
-        iterations: runner.iterations.len(),
-        enodes: runner.egraph.total_number_of_nodes(),
-        eclasses: runner.egraph.number_of_classes(),
+    let stats = stats(
+        &runner.egraph,
+        runner.iterations.len(),
         stop,
-        time: start.elapsed(),
-    };
+        guard.stopped(),
+    );
     Ok((runner.egraph, stats))
 }
 
@@ -323,22 +387,19 @@ fn written_nodes(egraph: &LaEGraph, names: &[Input], terms: &[&Term]) -> Vec<(Id
 /// then, or the outputs as written when some output has none yet ([`LaPlan::cut`] says so).
 pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, OptimizeError> {
     let began = Instant::now();
-    let mut egraph = LaEGraph::new(LaAnalysis::default());
-    let mut roots = Vec::new();
-    {
-        let mut lowering = Lowering::new(&mut egraph, &program.inputs);
-        for (name, term) in &program.outputs {
-            roots.push((name.clone(), lowering.add(term)));
-        }
-    }
-    let share = |t: Duration| t.saturating_sub(t / 4);
-    let (egraph, stats) = saturate(
-        egraph,
-        options,
-        share(options.time.saturating_sub(began.elapsed())),
-        options.memory - options.memory / 4,
-        None,
-    )?;
+    check_scheduler(options)?;
+    let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
+    // The saturation's limits hold from the translation into the e-graph on.
+    let memory = options.memory - options.memory / 4;
+    let guard = Guard::new(options.time - options.time / 4, memory, options.nodes);
+    let (egraph, ids, translation) = lower(&program.inputs, &terms, &guard);
+    let roots: Vec<(String, Id)> = program
+        .outputs
+        .iter()
+        .zip(ids)
+        .map(|((name, _), id)| (name.clone(), id))
+        .collect();
+    let (egraph, stats) = saturate(egraph, options, guard, memory, None, translation)?;
     let start = Instant::now();
     let guard = Guard::new(
         options.time.saturating_sub(began.elapsed()),
@@ -346,7 +407,6 @@ pub fn optimize(program: &LaProgram, options: &LaOptions) -> Result<LaPlan, Opti
         usize::MAX,
     );
     let root_ids: Vec<Id> = roots.iter().map(|(_, r)| egraph.find(*r)).collect();
-    let terms: Vec<&Term> = program.outputs.iter().map(|(_, t)| t).collect();
     let original_cost = original_cost(&egraph, program, &terms);
     let (greedy, limit) = greedy_dag(&egraph, &root_ids, &guard);
     let cut = limit.map(|l| limit_text(l, options, options.memory));
@@ -460,12 +520,12 @@ pub fn prove(
     assertion: &Assertion,
     options: &LaOptions,
 ) -> Result<Proof, OptimizeError> {
-    let mut egraph = LaEGraph::new(LaAnalysis::default());
-    let (a, b) = {
-        let mut lowering = Lowering::new(&mut egraph, &program.inputs);
-        (lowering.add(&assertion.lhs), lowering.add(&assertion.rhs))
-    };
-    if egraph.find(a) == egraph.find(b) {
+    check_scheduler(options)?;
+    let guard = Guard::new(options.time, options.memory, options.nodes);
+    let (egraph, ids, translation) =
+        lower(&program.inputs, &[&assertion.lhs, &assertion.rhs], &guard);
+    let (a, b) = (ids[0], ids[1]);
+    if a == b {
         return Ok(Proof {
             proven: true,
             stats: SaturationStats {
@@ -473,12 +533,19 @@ pub fn prove(
                 enodes: egraph.total_number_of_nodes(),
                 eclasses: egraph.number_of_classes(),
                 stop: "proven".into(),
-                time: Duration::ZERO,
+                time: guard.started().elapsed(),
             },
         });
     }
     let stop = Box::new(move |eg: &LaEGraph| eg.find(a) == eg.find(b));
-    let (egraph, stats) = saturate(egraph, options, options.time, options.memory, Some(stop))?;
+    let (egraph, stats) = saturate(
+        egraph,
+        options,
+        guard,
+        options.memory,
+        Some(stop),
+        translation,
+    )?;
     let proven = egraph.find(a) == egraph.find(b);
     discard(egraph);
     Ok(Proof { proven, stats })
@@ -602,4 +669,53 @@ fn dense_work(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> 
         .iter()
         .map(|a| crate::support::stack::guarded(|| dense_work(a, seen)))
         .sum::<f64>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::la::lower::tests::let_chain;
+
+    #[test]
+    fn a_long_let_chain_stops_at_its_limits_before_the_saturation() {
+        // The translation into relations is under the saturation's limits: past them, no
+        // iteration runs (egg's runner would first rebuild the whole e-graph twice).
+        let program = let_chain(400, true);
+        let spent = LaOptions {
+            time: Duration::ZERO,
+            ..LaOptions::default()
+        };
+        let plan = optimize(&program, &spent).unwrap();
+        assert_eq!(
+            (plan.stats.stop.as_str(), plan.stats.iterations),
+            ("time limit", 0)
+        );
+        assert!(plan.cut.is_some(), "the extraction has no time either");
+        let proof = prove(&program, &program.assertions[0], &spent).unwrap();
+        assert!(!proof.proven);
+        assert_eq!(
+            (proof.stats.stop.as_str(), proof.stats.iterations),
+            ("time limit", 0)
+        );
+        let few = LaOptions {
+            nodes: 10,
+            ..LaOptions::default()
+        };
+        let plan = optimize(&program, &few).unwrap();
+        assert_eq!(plan.stats.stop, "e-node limit (10)");
+        assert_eq!(plan.stats.iterations, 0);
+        // The plan is found all the same (the outputs as written are in the e-graph).
+        assert_eq!(plan.plan_cost, plan.original_cost);
+        // A translation cut by a limit that did not stop the saturation is reported.
+        let cut = LaOptions {
+            nodes: 2_000,
+            iterations: 0,
+            ..LaOptions::default()
+        };
+        let plan = optimize(&program, &cut).unwrap();
+        assert_eq!(
+            plan.stats.stop,
+            "iteration limit (0); the translation into relations stopped at half the e-node limit (1000)"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::lang::Math;
 use egg::{Id, Language, RecExpr};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt::Write;
 
 /// A number as `.la` writes it (`2`, `0.5`, `-1`, `1e-3`).
@@ -33,21 +33,28 @@ pub fn plan(expr: &RecExpr<Math>, roots: &[(String, Id)]) -> String {
         names: FxHashMap::default(),
     };
     let mut out = String::new();
-    let mut taken: Vec<String> = roots.iter().map(|(n, _)| n.clone()).collect();
+    // Names a `let` may not take: the outputs' and the inputs'.
+    let taken: FxHashSet<String> = roots
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain(nodes.iter().filter_map(|n| match n {
+            Math::Var(v) => Some(v.to_string()),
+            _ => None,
+        }))
+        .collect();
+    let placed_roots: FxHashSet<usize> = roots.iter().map(|(_, r)| usize::from(*r)).collect();
     let mut counter = 0;
     for (i, node) in nodes.iter().enumerate() {
         let shared = uses[i] > 1 && !node.is_leaf();
-        let is_root = roots.iter().any(|(_, r)| usize::from(*r) == i);
-        if shared && !is_root {
+        if shared && !placed_roots.contains(&i) {
             let name = loop {
                 counter += 1;
                 let candidate = format!("t{counter}");
-                if !taken.contains(&candidate) && !printer.is_input(&candidate) {
+                if !taken.contains(&candidate) {
                     break candidate;
                 }
             };
             let _ = writeln!(out, "let {name} = {}", printer.expr(Id::from(i), 0));
-            taken.push(name.clone());
             printer.names.insert(i, name);
         }
     }
@@ -72,12 +79,6 @@ const POW: u8 = 5;
 const ATOM: u8 = 6;
 
 impl Printer<'_> {
-    fn is_input(&self, name: &str) -> bool {
-        self.nodes
-            .iter()
-            .any(|n| matches!(n, Math::Var(v) if v.as_str() == name))
-    }
-
     fn node(&self, id: Id) -> &Math {
         &self.nodes[usize::from(id)]
     }
