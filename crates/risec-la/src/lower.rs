@@ -414,14 +414,14 @@ impl<'a> Lowering<'a> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::la::guard::{Limit, UNITS_PER_CLOCK};
-    use crate::la::lang::LaAnalysis;
+    use crate::guard::{Limit, UNITS_PER_CLOCK};
+    use crate::lang::LaAnalysis;
     use std::time::Duration;
 
     /// A chain of `lets` `let`s as the fuzz campaign writes them: each one the previous one
     /// combined with an earlier one or an input (drawn by a fixed xorshift), then the sum, and
     /// with `assert`, an assertion that it equals the sum of its transpose.
-    pub(in crate::la) fn let_chain(lets: usize, assert: bool) -> crate::la::LaProgram {
+    pub(crate) fn let_chain(lets: usize, assert: bool) -> crate::LaProgram {
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut draw = |n: u64| {
             state ^= state << 13;
@@ -444,7 +444,7 @@ pub(super) mod tests {
         if assert {
             text.push_str(&format!("assert sum(t(a{last})) == sum(a{last})\n"));
         }
-        crate::la::parse(&crate::SourceFile::new("chain.la", text)).expect("a valid chain")
+        crate::parse(&crate::SourceFile::new("chain.la", text)).expect("a valid chain")
     }
 
     #[test]

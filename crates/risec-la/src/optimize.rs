@@ -674,7 +674,7 @@ fn dense_work(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::la::lower::tests::let_chain;
+    use crate::lower::tests::let_chain;
 
     #[test]
     fn a_long_let_chain_stops_at_its_limits_before_the_saturation() {
