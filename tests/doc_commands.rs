@@ -11,6 +11,9 @@
 //! * A `text` block is not run: the documents quote measurements made at production sizes
 //!   there (their prose says with which command), and show the command at a smoke size in an
 //!   `sh` block.
+//! * An `sh slow` block (GitHub shows it as `sh`) holds commands that take a minute or more
+//!   (README's growth table of the old engine): the slow group runs it
+//!   (`cargo test --release -- --ignored slow_`), with the other blocks of its document.
 //!
 //! So the documents show commands that run in seconds (`--rounds 1`, small sizes); a command
 //! that relies on a default size runs at that size here.
@@ -69,6 +72,9 @@ enum Block {
     /// An `sh` block: its commands (continuation lines joined, comments and blank lines
     /// dropped), run in one shell that stops at the first failing command.
     Sh(Vec<String>),
+    /// An `sh slow` block (GitHub shows it as `sh`): an `sh` block of commands that take a
+    /// minute or more, run only by the slow group.
+    SlowSh(Vec<String>),
     /// A `console` block: each `$ COMMAND` (continuation lines joined) with the output shown
     /// under it, which the command's output must match (see [`output_matches`]).
     Console(Vec<(String, Vec<String>)>),
@@ -82,7 +88,7 @@ fn blocks(text: &str) -> Vec<(usize, Block)> {
         match &mut current {
             None => {
                 let info = line.trim_end();
-                if info == "```sh" || info == "```console" {
+                if info == "```sh" || info == "```sh slow" || info == "```console" {
                     current = Some((i + 1, &info[3..], Vec::new()));
                 }
             }
@@ -92,6 +98,8 @@ fn blocks(text: &str) -> Vec<(usize, Block)> {
                     at,
                     if kind == "sh" {
                         Block::Sh(sh_commands(&lines))
+                    } else if kind == "sh slow" {
+                        Block::SlowSh(sh_commands(&lines))
                     } else {
                         Block::Console(console_commands(&lines))
                     },
@@ -258,6 +266,8 @@ fn translate(command: &str, examples: &Path) -> Option<String> {
 /// What running the documents needs: where the binaries are, the `PATH` that finds `risec`,
 /// and the tallies.
 struct Runner {
+    /// Whether `sh slow` blocks run too (the slow group).
+    slow: bool,
     examples: PathBuf,
     path: String,
     ran: AtomicUsize,
@@ -299,7 +309,13 @@ impl Runner {
         for (line, block) in blocks(text) {
             let at = format!("{name}:{line}");
             match block {
-                Block::Sh(commands) => {
+                Block::SlowSh(commands) if !self.slow => {
+                    let mut left_out = self.left_out.lock().unwrap();
+                    for command in commands {
+                        left_out.push(format!("{at}: {command} (the slow group runs it)"));
+                    }
+                }
+                Block::Sh(commands) | Block::SlowSh(commands) => {
                     let mut script = String::from("set -euo pipefail\n");
                     for command in &commands {
                         if let Some(c) = self.translate(command, &at) {
@@ -343,12 +359,42 @@ impl Runner {
 
 #[test]
 fn every_documented_command_works_as_written() {
+    let ran = run_documents(documents(), false);
+    assert!(ran >= 10, "only {ran} documented commands found");
+}
+
+/// The slow group (`cargo test --release -- --ignored slow_`): the documents with `sh slow`
+/// blocks, all their blocks.
+#[test]
+#[ignore = "slow: documented commands of a minute or more (cargo test --release -- --ignored slow_)"]
+fn slow_every_long_documented_command_works_as_written() {
+    let with_slow_blocks: Vec<PathBuf> = documents()
+        .into_iter()
+        .filter(|d| {
+            let text = std::fs::read_to_string(d).unwrap();
+            blocks(&text)
+                .iter()
+                .any(|(_, b)| matches!(b, Block::SlowSh(_)))
+        })
+        .collect();
+    assert!(!with_slow_blocks.is_empty());
+    run_documents(with_slow_blocks, true);
+}
+
+/// Runs the blocks of `docs` (with `sh slow` blocks if `slow`), fails the test with every
+/// document's first failure, and returns how many commands ran.
+fn run_documents(docs: Vec<PathBuf>, slow: bool) -> usize {
     let risec = PathBuf::from(env!("CARGO_BIN_EXE_risec"));
     let bin_dir = risec.parent().unwrap().to_path_buf();
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("doc-commands");
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(if slow {
+        "doc-commands-slow"
+    } else {
+        "doc-commands"
+    });
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
     let runner = Runner {
+        slow,
         examples: bin_dir.join("examples"),
         path: format!(
             "{}:{}",
@@ -361,7 +407,7 @@ fn every_documented_command_works_as_written() {
     // Documents are independent: each runs its blocks in order in a scratch directory of its
     // own, and as many documents run at once as there are cores (most commands use one). The
     // workers take them from the end of the queue: README.md, the longest, first.
-    let mut queue: Vec<_> = documents().into_iter().enumerate().collect();
+    let mut queue: Vec<_> = docs.into_iter().enumerate().collect();
     queue.reverse();
     let queue = Mutex::new(queue);
     let failures = Mutex::new(Vec::new());
@@ -395,13 +441,14 @@ fn every_documented_command_works_as_written() {
         "{ran} documented commands ran; left out:\n  {}",
         runner.left_out.into_inner().unwrap().join("\n  ")
     );
-    assert!(ran >= 10, "only {ran} documented commands found");
+    ran
 }
 
 #[test]
 fn documented_commands_are_parsed_as_a_shell_reads_them() {
     let text = "```sh\nrisec a \\\n    --b c   # note\n# a comment line\necho '#x' # y\n```\n\
-                ```console\n$ risec p \\\n    --q r\nfound\n  …\n$ cat f\n```\n";
+                ```console\n$ risec p \\\n    --q r\nfound\n  …\n$ cat f\n```\n\
+                ```sh slow\nlong run\n```\n";
     assert_eq!(
         blocks(text),
         [
@@ -421,7 +468,8 @@ fn documented_commands_are_parsed_as_a_shell_reads_them() {
                     ),
                     ("cat f".to_string(), vec![]),
                 ])
-            )
+            ),
+            (14, Block::SlowSh(vec!["long run".to_string()]))
         ]
     );
     let examples = Path::new("/x");
