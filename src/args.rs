@@ -36,8 +36,10 @@ The main job, `risec PROGRAM.rise --sketch FILE.sk`, finds a program equivalent 
 the shape the sketch describes (sketch-guided equality saturation) and prints it as low-level \
 Rise, or as C with OpenMP and vectors (`-o OUT.c` or `--emit c`, with a header). The commands \
 type-check programs (check, print), run them in the reference interpreter (eval), search for \
-equivalent programs (rules, costs, prove), compile low-level programs to C (emit-c) and measure \
-matmul kernels against hand-written C and OpenBLAS (bench).
+equivalent programs (rules, costs, prove), compile low-level programs to C (emit-c), check the C \
+of any program's versions against the interpreter (verify) and time it beside the naive \
+lowering, a memcpy of the same bytes, OpenBLAS and, for matmul, hand-written C (bench), and \
+optimise linear-algebra expressions (la).
 
 The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
 Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";

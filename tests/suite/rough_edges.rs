@@ -365,6 +365,33 @@ fn help_describes_what_exists() {
     }
     assert!(help.contains("docs/language.md"), "{help}");
     assert!(help.contains("Exit status"), "{help}");
+    // The summary after the options names every command (`(bench)`), and what it says of
+    // `bench` is what the command does: any program, not only the matrix multiplication.
+    let commands: Vec<&str> = help
+        .split("Commands:\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 10, "{commands:?}");
+    let summary = help.split("The main job,").nth(1).expect("the summary");
+    // The commands the summary names: the words of its parentheses, `(rules, costs, prove)`.
+    let named: Vec<&str> = summary
+        .split('(')
+        .skip(1)
+        .filter_map(|s| s.split(')').next())
+        .flat_map(|s| s.split(", "))
+        .collect();
+    for command in commands {
+        assert!(
+            named.contains(&command),
+            "the summary does not name `{command}`: {summary}"
+        );
+    }
+    assert!(!summary.contains("matmul kernels against"), "{summary}");
     let eval = stdout(&risec(&["eval", "--help"]));
     for option in ["--inputs", "--output", "--memory", "--size", "--seed"] {
         assert!(eval.contains(option), "{option}: {eval}");
