@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 // The kernels are linked into the risec library by build.rs; naming the crate links it in.
-use risec as _;
+use risec_cli as _;
 
 type Kernel = unsafe extern "C" fn(i32, i32, i32, *mut f32, *const f32, *const f32) -> i32;
 

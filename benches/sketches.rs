@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 /// The seven versions of the TVM GEMM schedule, in order.
-const VERSIONS: [&str; 7] = risec_bench::harness::TVM_VERSIONS;
+const VERSIONS: [&str; 7] = risec_bench::presets::TVM_VERSIONS;
 
 /// The register-blocked (BLIS-style) versions, timed on their own.
 const REGISTER_BLOCKED: &[&str] = &["register-blocking", "register-blocking-avx512"];

@@ -15,7 +15,7 @@
 //! e-nodes at the end (of the last step), and the process's peak resident memory.
 
 use risec::{Budget, Scheduler, SearchOptions, Strategy};
-use risec_bench::harness::TVM_VERSIONS;
+use risec_bench::presets::TVM_VERSIONS;
 use std::process::Command;
 use std::time::Duration;
 

@@ -1,34 +1,41 @@
-//! The `risec bench` command line: versions from `--version NAME=FILE.rise`, then
-//! `bench::run`, the table, and the optional CSV and plot.
+//! `risec bench`: the versions of any program (sketch files, low-level files), the naive
+//! lowering, C functions given as baselines, a preset's baselines (a matrix multiplication's
+//! TVM steps) and OpenBLAS where it applies, checked against the interpreter and timed by the
+//! one harness of [`risec_bench`]; the table, and the optional CSV and plot.
 
+use crate::core::TypedProgram;
 use crate::support::output::{check_not_inputs, check_writable, write_atomically};
-use risec_bench::harness::BASELINES;
-use risec_bench::{BenchOptions, Version};
+use crate::versions::{
+    check_lines, check_sizes, load_version, run_sizes, sizes_text, sketch_version_with,
+    user_baseline, work_dir,
+};
+use risec_bench::{presets, Kernels, Oracle, Version};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The arguments of `risec bench` (clap reads them from the command line).
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
-    /// The program the sketches optimise (e.g. `examples/matmul.rise`).
+    /// The program the sketches optimise (e.g. `examples/matmul.rise`) [default with
+    /// `--version` alone: the naive matrix multiplication].
     pub program: Option<String>,
     /// A sketch file; the version it gives is named after the file (repeatable).
     #[arg(long = "sketch", value_name = "FILE.sk")]
     pub sketches: Vec<String>,
-    /// A version: `NAME=FILE.rise`, a low-level `def matmul {m n k : nat} (a : m.k.f32)
-    /// (b : k.n.f32) : m.n.f32`; repeatable. Its hand-written twin is the baseline NAME.
+    /// A version: `NAME=FILE.rise`, a low-level program of the program's type; repeatable.
+    /// For a matrix multiplication, its hand-written twin is the TVM baseline NAME.
     #[arg(long = "version", value_name = "NAME=FILE.rise")]
     pub versions: Vec<String>,
-    /// The sizes, e.g. `m=1024,n=1024,k=1024` [default for the matrix multiplication:
+    /// The sizes, e.g. `m=1024,n=1024,k=1024` [default for a matrix multiplication:
     /// m=1024,n=1024,k=1024; other programs must give theirs].
     #[arg(long)]
     pub size: Option<String>,
-    /// For a program other than the matrix multiplication: sizes of the check against the
-    /// reference interpreter before the benchmark, e.g. `n=13` [default: a small size the
-    /// program's facts allow].
+    /// Sizes of the check against the reference interpreter before the benchmark, e.g.
+    /// `n=13` [default: a small size the program's facts allow].
     #[arg(long, value_name = "SIZES")]
     pub check_size: Option<String>,
     /// A C function of the program's signature timed beside the versions:
-    /// `NAME=FILE.c:FUNCTION` (repeatable; programs other than the matrix multiplication).
+    /// `NAME=FILE.c:FUNCTION` (repeatable). Headers beside FILE.c are found.
     #[arg(long = "baseline", value_name = "NAME=FILE.c:FUNCTION")]
     pub baseline: Vec<String>,
     /// Link this library for the `--baseline` functions (`-lLIB`; repeatable).
@@ -42,7 +49,8 @@ pub struct BenchArgs {
     /// process on one reference result).
     #[arg(long, default_value_t = 7, value_parser = super::args::parse_rounds::<u32>)]
     pub rounds: u32,
-    /// Draw GFLOP/s bars to this SVG file.
+    /// Draw bars to this SVG file: GFLOP/s where the program's floating-point operations are
+    /// counted, GB/s otherwise.
     #[arg(long, value_name = "OUT.svg")]
     pub plot: Option<String>,
     /// Write the results as CSV to this file.
@@ -51,11 +59,12 @@ pub struct BenchArgs {
     /// Keep the generated C and the driver in this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<String>,
-    /// Leave out the hand-written TVM baselines and OpenBLAS (the naive one always runs).
+    /// Leave out the preset baselines (a matrix multiplication's hand-written TVM steps) and
+    /// OpenBLAS; the naive lowering and `--baseline` functions still run.
     #[arg(long, conflicts_with = "baselines")]
     pub no_baselines: bool,
-    /// Run only these baselines besides the naive one: names of the TVM baselines
-    /// (`parallel`, `cache-blocks`, …) and `openblas`, comma-separated [default: all].
+    /// Run only these of the preset baselines: `openblas`, and for a matrix multiplication the
+    /// TVM steps (`naive`, `parallel`, `cache-blocks`, …), comma-separated [default: all].
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub baselines: Option<Vec<String>>,
     /// Compile the sketches' versions as their kernels alone: sizes their tiles do not divide
@@ -68,117 +77,172 @@ pub struct BenchArgs {
     pub trust_rule: Vec<String>,
 }
 
-/// The baselines named on the command line, checked against the known ones (all when `None`).
-fn baseline_selection(names: Option<&[String]>) -> Result<Vec<String>, String> {
-    let known: Vec<&str> = BASELINES.iter().map(|b| b.0).chain(["openblas"]).collect();
-    let Some(names) = names else {
+/// The preset baselines named in `--baselines`, checked against the ones the program has
+/// (all of them without `--baselines`; none with `--no-baselines`).
+fn baseline_selection(args: &BenchArgs, matmul: bool) -> Result<Vec<String>, String> {
+    let known: Vec<&str> = if matmul {
+        presets::baseline_names()
+    } else {
+        vec![presets::OPENBLAS]
+    };
+    if args.no_baselines {
+        return Ok(Vec::new());
+    }
+    let Some(names) = &args.baselines else {
         return Ok(known.iter().map(|s| s.to_string()).collect());
     };
     for name in names {
         if !known.contains(&name.as_str()) {
             return Err(format!(
-                "error: unknown baseline `{name}` in --baselines (known: {})",
+                "error: unknown baseline `{name}` in --baselines (known{}: {})",
+                if matmul { "" } else { " for this program" },
                 known.join(", ")
             ));
         }
     }
-    Ok(names.to_vec())
+    Ok(names.clone())
 }
 
-/// Parses `m=1024,n=512,k=256` (all three required, positive).
-pub fn parse_mnk(text: &str) -> Result<[u64; 3], String> {
-    let mut out = [0u64; 3];
-    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (name, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("error: `--size {item}`: expected NAME=VALUE"))?;
-        let slot = match name.trim() {
-            "m" => 0,
-            "n" => 1,
-            "k" => 2,
-            other => {
-                return Err(format!(
-                    "error: `--size`: unknown size `{other}` (expected m, n and k)"
-                ))
-            }
-        };
-        out[slot] = value
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v| *v > 0 && *v <= 1 << 15)
-            .ok_or_else(|| {
-                format!("error: `--size {item}`: expected a whole number from 1 to 32768")
-            })?;
+/// The program: the file given, or the naive matrix multiplication when only `--version`
+/// files are.
+fn program(args: &BenchArgs) -> Result<TypedProgram, String> {
+    match &args.program {
+        Some(path) => crate::load_program(path, None).map_err(|e| e.to_string()),
+        None if !args.versions.is_empty() => {
+            presets::matmul_program().map_err(|e| e.to_string())
+        }
+        None => Err("error: `risec bench` needs the program and its versions: `risec bench examples/matmul.rise --sketch sketches/matmul/parallel.sk`".into()),
     }
-    if out.contains(&0) {
+}
+
+/// The benchmark sizes: `--size`, or a matrix multiplication's default.
+fn bench_sizes(args: &BenchArgs, program: &TypedProgram) -> Result<Vec<u64>, String> {
+    let text = match (&args.size, presets::is_matmul(program)) {
+        (Some(text), _) => text.as_str(),
+        (None, true) => presets::MATMUL_DEFAULT_SIZE,
+        (None, false) => {
+            return Err(format!(
+                "error: `{}` is not a matrix multiplication: give its sizes, as in `--size {}`",
+                program.name,
+                program
+                    .size_params
+                    .iter()
+                    .map(|n| format!("{n}=…"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ))
+        }
+    };
+    run_sizes(program, text)
+}
+
+/// Runs `risec bench`: every kernel checked against the interpreter at small sizes, then
+/// timed at the benchmark sizes; returns the table (progress goes to standard error).
+pub fn bench(args: &BenchArgs) -> Result<String, String> {
+    if args.rounds == 0 {
         return Err(
-            "error: `--size` must give m, n and k, as in `--size m=1024,n=1024,k=1024`".into(),
+            "error: `--rounds 0`: at least 1 timed round is needed (no round would give no time)"
+                .into(),
         );
     }
-    Ok(out)
-}
-
-/// Loads a `NAME=FILE.rise` version.
-pub fn load_version(item: &str) -> Result<Version, String> {
-    let (name, file) = item
-        .split_once('=')
-        .ok_or_else(|| format!("error: `--version {item}`: expected NAME=FILE.rise"))?;
-    let program = crate::frontend::load::compile_file(file, None).map_err(|e| e.to_string())?;
-    Ok(Version {
-        name: name.trim().to_string(),
-        program,
-        exact_sizes: false,
-    })
-}
-
-/// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
-/// named after the file.
-pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
-    sketch_version_with(program, sketch, &[], &mut Vec::new())
-}
-
-/// [`sketch_version`], with the user rules named in `trusted` not checked against the
-/// interpreter (`--trust-rule`); the loading's warnings go to standard error. The files the
-/// sketch reads (it and its imports) are added to `read`.
-pub fn sketch_version_with(
-    program: &str,
-    sketch: &str,
-    trusted: &[String],
-    read: &mut Vec<std::path::PathBuf>,
-) -> Result<Version, String> {
-    let name = std::path::Path::new(sketch)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| sketch.to_string());
-    eprintln!("searching {name} ({sketch})");
-    let options = crate::SketchOptions {
-        trusted_rules: trusted.to_vec(),
-    };
-    let optimized = crate::load_program(program, None).and_then(|p| {
-        let loaded = crate::load_sketch_with(sketch, &p, &options)?;
-        for w in &loaded.warnings {
-            eprintln!("{w}");
-        }
-        read.extend(loaded.files);
-        crate::optimize(&p, &loaded.steps, &Default::default())
-    });
-    match optimized {
-        Ok(done) => Ok(Version {
-            name,
-            program: done.program,
-            exact_sizes: false,
-        }),
-        Err(e) => Err(e.to_string()),
+    if args.threads.is_empty() || args.threads.contains(&0) {
+        return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
     }
-}
-
-/// Whether the program at `path` is a matrix multiplication the matmul benchmark (with its
-/// hand-written TVM baselines) takes; other programs get the generic one.
-fn is_matmul(path: &str) -> Result<bool, String> {
-    let p = crate::load_program(path, None).map_err(|e| e.to_string())?;
-    Ok(p.size_params == ["m", "n", "k"]
-        && crate::core::print::program_type_to_source(&p) == risec_bench::MATMUL_TYPE)
+    check_report_outputs(args, &[])?;
+    if !args.sketches.is_empty() && args.program.is_none() {
+        return Err(
+            "error: `--sketch` needs the program: `risec bench examples/matmul.rise --sketch …`"
+                .into(),
+        );
+    }
+    let program = program(args)?;
+    let matmul = presets::is_matmul(&program);
+    let sizes = bench_sizes(args, &program)?;
+    let selection = baseline_selection(args, matmul)?;
+    let mut user = if matmul {
+        presets::tvm_baselines(&selection)
+    } else {
+        Vec::new()
+    };
+    for b in &args.baseline {
+        user.push(user_baseline(b)?);
+    }
+    let mut read = Vec::new();
+    let mut versions = Vec::new();
+    for sketch in &args.sketches {
+        // `program(args)` loaded it: it is there.
+        let path = args.program.as_deref().unwrap_or_default();
+        versions.push(Version {
+            exact_sizes: args.exact_sizes,
+            ..sketch_version_with(path, sketch, &args.trust_rule, &mut read)?
+        });
+    }
+    for v in &args.versions {
+        versions.push(load_version(v)?);
+    }
+    check_report_outputs(args, &read)?;
+    let (dir, _guard) = work_dir(args.keep.as_deref())?;
+    eprintln!(
+        "compiling {} version(s), the naive lowering and {} baseline(s) with cc...",
+        versions.len(),
+        user.len()
+    );
+    let built = risec_bench::build(
+        &Kernels {
+            program: &program,
+            versions: &versions,
+            user: &user,
+            openblas: selection.iter().any(|s| s == presets::OPENBLAS),
+            sanitize: false,
+            libs: &args.link,
+            extra_flags: &[],
+        },
+        &dir,
+    )
+    .map_err(|e| e.to_string())?;
+    let small = check_sizes(&program, args.check_size.as_deref())?;
+    let threads = args.threads.first().copied().unwrap_or(1);
+    let checked = risec_bench::verify(&built, &program, &small, &Oracle::new(threads), &dir)
+        .map_err(|e| e.to_string())?;
+    let mut check = format!(
+        "checked against the reference interpreter at {}:\n",
+        sizes_text(&program, &small)
+    );
+    // A kernel that refuses the small sizes (a tiled baseline or low-level version, one compiled
+    // for exact sizes) is checked at the benchmark sizes only, against the reference.
+    if !check_lines(&checked, &|_| true, &mut check) {
+        return Err(format!(
+            "{check}error: a kernel failed verification (a wrong result, an access outside its arrays, a crash, or sizes it refused)"
+        ));
+    }
+    eprint!("{check}");
+    if built.blas.is_some() {
+        if let Some(core) = risec_bench::compile::openblas_coretype() {
+            eprintln!("OpenBLAS: using its {core} kernels (OPENBLAS_CORETYPE={core}; set OPENBLAS_CORETYPE to choose others)");
+        }
+    }
+    eprintln!(
+        "running {} with {} thread(s), {} rounds each...",
+        sizes_text(&program, &sizes),
+        args.threads
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.rounds
+    );
+    let report = risec_bench::bench(&built, &sizes, &args.threads, args.rounds)
+        .map_err(|e| e.to_string())?;
+    let mut out = report.table();
+    if let Some(path) = &args.csv {
+        write_atomically(Path::new(path), &report.csv()).map_err(|e| e.to_string())?;
+        let _ = writeln!(out, "wrote {path}");
+    }
+    if let Some(path) = &args.plot {
+        report.plot(Path::new(path)).map_err(|e| e.to_string())?;
+        let _ = writeln!(out, "wrote {path}");
+    }
+    Ok(out)
 }
 
 /// The files `risec bench` reads: the program, the sketch files and `read` (the files the
@@ -206,7 +270,7 @@ fn inputs(args: &BenchArgs, read: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Checks that `--csv` and `--plot` can be written and overwrite no input (see [`inputs`]).
-pub(super) fn check_report_outputs(args: &BenchArgs, read: &[PathBuf]) -> Result<(), String> {
+fn check_report_outputs(args: &BenchArgs, read: &[PathBuf]) -> Result<(), String> {
     let outputs: Vec<&Path> = args.csv.iter().chain(&args.plot).map(Path::new).collect();
     for output in &outputs {
         check_writable(output).map_err(|e| e.to_string())?;
@@ -216,76 +280,3 @@ pub(super) fn check_report_outputs(args: &BenchArgs, read: &[PathBuf]) -> Result
     check_not_inputs(&outputs, &inputs).map_err(|e| e.to_string())
 }
 
-/// Runs `risec bench`; returns the table (progress goes to standard error).
-pub fn bench(args: &BenchArgs) -> Result<String, String> {
-    if args.rounds == 0 {
-        return Err(
-            "error: `--rounds 0`: at least 1 timed round is needed (no round would give no time)"
-                .into(),
-        );
-    }
-    check_report_outputs(args, &[])?;
-    if let Some(program) = &args.program {
-        if !args.baseline.is_empty() || !is_matmul(program)? {
-            if args.plot.is_some() {
-                return Err("error: `--plot` draws GFLOP/s bars of matrix multiplications; for other programs, write the results with `--csv`".into());
-            }
-            return super::verify::bench_generic(args, program);
-        }
-    }
-    if !args.baseline.is_empty() {
-        return Err("error: `--baseline` needs the program: `risec bench PROGRAM.rise --sketch … --baseline NAME=FILE.c:FUNCTION`".into());
-    }
-    let sizes = parse_mnk(args.size.as_deref().unwrap_or("m=1024,n=1024,k=1024"))?;
-    if args.threads.is_empty() || args.threads.contains(&0) {
-        return Err("error: `--threads` must list positive thread counts, e.g. `1,2`".into());
-    }
-    let mut versions: Vec<Version> = Vec::new();
-    let mut read = Vec::new();
-    if !args.sketches.is_empty() {
-        let program = args.program.as_deref().ok_or(
-            "error: `--sketch` needs the program: `risec bench examples/matmul.rise --sketch …`",
-        )?;
-        for sketch in &args.sketches {
-            versions.push(Version {
-                exact_sizes: args.exact_sizes,
-                ..sketch_version_with(program, sketch, &args.trust_rule, &mut read)?
-            });
-        }
-    } else if args.program.is_some() {
-        return Err(
-            "error: a program without `--sketch`: name the sketch files of the versions \
-                    (`--sketch sketches/matmul/parallel.sk`)"
-                .into(),
-        );
-    }
-    for v in &args.versions {
-        versions.push(load_version(v)?);
-    }
-    check_report_outputs(args, &read)?;
-    let options = BenchOptions {
-        sizes,
-        threads: args.threads.clone(),
-        rounds: args.rounds,
-        baselines: if args.no_baselines {
-            Vec::new()
-        } else {
-            baseline_selection(args.baselines.as_deref())?
-        },
-        work_dir: args.keep.as_ref().map(std::path::PathBuf::from),
-    };
-    let report = risec_bench::run(&versions, &options, &mut |line| eprintln!("{line}"))
-        .map_err(|e| e.to_string())?;
-    let mut out = report.table();
-    if let Some(path) = &args.csv {
-        write_atomically(Path::new(path), &report.csv()).map_err(|e| e.to_string())?;
-        out.push_str(&format!("wrote {path}\n"));
-    }
-    if let Some(path) = &args.plot {
-        report
-            .plot(std::path::Path::new(path))
-            .map_err(|e| e.to_string())?;
-        out.push_str(&format!("wrote {path}\n"));
-    }
-    Ok(out)
-}

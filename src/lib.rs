@@ -35,6 +35,7 @@ mod print;
 mod prove;
 mod rules;
 pub mod verify;
+pub mod versions;
 
 pub use self::{
     bench::{bench, BenchArgs},

@@ -1,10 +1,9 @@
 //! Every shipped matmul sketch gives C that takes any m, n, k ≥ 1 (issue 20): sizes the tiles
 //! do not divide are rounded up by the generated function (inside the kernel for the
 //! register-blocked sketches, on zero-padded copies of the inputs for the TVM versions),
-//! checked against the naive C loop over a sweep of awkward sizes with 1 and 2 OpenMP threads;
+//! checked against the naive lowering (in double precision) over a sweep of awkward sizes with 1 and 2 OpenMP threads;
 //! `--exact-sizes` keeps the kernel alone, which refuses them and leaves `out` untouched.
 
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Every sketch in `sketches/matmul/` that finds a program in well under a second.
@@ -35,8 +34,8 @@ fn exact_accepts(sketch: &str, (m, n, k): (u32, u32, u32)) -> bool {
     }
 }
 
-fn kernels() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
+fn kernels() -> &'static risec_bench::Built {
+    static EXE: OnceLock<risec_bench::Built> = OnceLock::new();
     EXE.get_or_init(|| {
         let mut specs: Vec<(&str, bool)> = SKETCHES.iter().map(|s| (*s, false)).collect();
         specs.extend(EXACT.iter().map(|s| (*s, true)));
@@ -100,9 +99,10 @@ fn every_sketch_matches_naive_c_at_every_size_of_the_sweep() {
 /// Verifies every kernel that accepts the sizes (return code 0) against the naive loop;
 /// returns their names.
 fn verify_accepting((m, n, k): (u32, u32, u32), threads: u32) -> Vec<String> {
-    use risec_bench::harness::REL_ERROR_BOUND;
+    use risec_bench::REL_ERROR_BOUND;
     let mut names = Vec::new();
-    for (name, rc, err) in crate::common::verify_lines(kernels(), (m, n, k), "naive (C)", threads) {
+    for row in crate::common::check_kernels(kernels(), (m, n, k), None, threads) {
+        let (name, rc, err) = (row.name, row.code, row.error);
         if rc != 0 {
             assert!(
                 name.ends_with(" exact") || name.ends_with("(C)"),
@@ -124,24 +124,20 @@ fn verify_accepting((m, n, k): (u32, u32, u32), threads: u32) -> Vec<String> {
 /// and the naive loop take them.
 #[test]
 fn exact_kernels_refuse_sizes_the_tiles_do_not_divide_and_leave_out_untouched() {
-    for (m, n, k) in [
-        ("100", "512", "768"),
-        ("192", "500", "768"),
-        ("192", "512", "700"),
-    ] {
-        let kernels = crate::common::size_check(kernels(), (m, n, k));
+    for (m, n, k) in [(100, 512, 768), (192, 500, 768), (192, 512, 700)] {
+        let kernels = crate::common::check_kernels(kernels(), (m, n, k), None, 1);
         for s in EXACT {
             let exact = format!("{s} exact");
-            let (_, rc, untouched) = kernels.iter().find(|k| k.0 == exact).expect("exact kernel");
+            let row = kernels.iter().find(|r| r.name == exact).expect("exact kernel");
             if s == "register-blocking" {
-                assert_eq!(*rc, 1, "{exact} accepted m={m}, n={n}, k={k}");
-                assert!(untouched, "{exact} wrote to out although it failed");
+                assert_eq!(row.code, 1, "{exact} accepted m={m}, n={n}, k={k}");
+                assert!(row.untouched, "{exact} wrote to out although it failed");
             }
         }
         for s in SKETCHES {
-            let (_, rc, untouched) = kernels.iter().find(|k| k.0 == s).expect("kernel");
-            assert_eq!(*rc, 0, "{s} refused m={m}, n={n}, k={k}");
-            assert!(!untouched, "{s} did not write out");
+            let row = kernels.iter().find(|r| r.name == s).expect("kernel");
+            assert_eq!(row.code, 0, "{s} refused m={m}, n={n}, k={k}");
+            assert!(!row.untouched, "{s} did not write out");
         }
     }
 }

@@ -11,8 +11,8 @@
 
 use risec_backend::edges::SizeHandling;
 use risec_backend::{emit_c, CodegenOptions};
-use risec_bench::generic::driver::ValueClass;
-use risec_bench::generic::{self, Kernels, Oracle};
+use risec_bench::driver::ValueClass;
+use risec_bench::{Kernels, Oracle};
 use risec_bench::Version;
 use risec_core::core::TypedProgram;
 use std::path::{Path, PathBuf};
@@ -143,7 +143,7 @@ fn sweep_kernel(name: &str, program_path: &Path, sketches: &[PathBuf]) -> Vec<St
         .collect();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bounds-sweep-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
-    let built = generic::build(
+    let built = risec_bench::build(
         &Kernels {
             program: &program,
             versions: &versions,
@@ -151,6 +151,7 @@ fn sweep_kernel(name: &str, program_path: &Path, sketches: &[PathBuf]) -> Vec<St
             openblas: false,
             sanitize: true,
             libs: &[],
+            extra_flags: &[],
         },
         &dir,
     )
@@ -171,7 +172,7 @@ fn sweep_kernel(name: &str, program_path: &Path, sketches: &[PathBuf]) -> Vec<St
                 classes,
                 ..Oracle::new(threads)
             };
-            let checked = generic::verify(&built, &program, sizes, &oracle, &dir)
+            let checked = risec_bench::verify(&built, &program, sizes, &oracle, &dir)
                 .unwrap_or_else(|e| panic!("{name} at {sizes:?}: {e}"));
             for c in checked.iter().filter(|c| !c.verdict.passed()) {
                 failures.push(format!(

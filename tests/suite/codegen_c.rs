@@ -1,15 +1,16 @@
 //! Generated C, compiled with gcc (`-O3 -march=native -fopenmp -Wall -Wextra -Werror`) and run:
-//! the seven hand-lowered matmul versions of `examples/lowlevel/` against the naive C result at
-//! several sizes with 1 and 2 OpenMP threads, the size-check path, and other programs against
-//! the reference interpreter.
+//! the seven hand-lowered matmul versions of `examples/lowlevel/` against the naive lowering (in
+//! double precision) at several sizes with 1 and 2 OpenMP threads, the size-check path, and
+//! other programs against the reference interpreter.
 //!
 //! 1024³ is checked against the hand-written parallel baseline (itself checked against the
-//! naive loop at the smaller sizes), because the naive loop takes seconds there on CI's 2 cores.
+//! naive lowering at the smaller sizes), because the naive loops take seconds there on CI's 2
+//! cores.
 
 use risec_backend::{emit_c, CodegenOptions};
-use risec_bench::{build, Version};
+use risec_bench::Version;
 use risec_core::diagnostics::SourceFile;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -37,10 +38,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The low-level file `examples/lowlevel/NAME.rise`, as the version `NAME-lowlevel` (`naive`
+/// is the naive lowering's name).
 fn version(name: &str) -> Version {
     let path = root().join(format!("examples/lowlevel/{name}.rise"));
     Version {
-        name: name.to_string(),
+        name: format!("{name}-lowlevel"),
         program: risec_frontend::load::compile_file(path.to_str().unwrap(), None).unwrap(),
         exact_sizes: false,
     }
@@ -53,28 +56,32 @@ fn work_dir(tag: &str) -> PathBuf {
 }
 
 /// All seven versions and all seven baselines, built once.
-fn all_kernels() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
+fn all_kernels() -> &'static risec_bench::Built {
+    static EXE: OnceLock<risec_bench::Built> = OnceLock::new();
     EXE.get_or_init(|| {
         let versions: Vec<Version> = VERSIONS.iter().map(|v| version(v)).collect();
-        let (exe, _) = build(&versions, &BASELINES, false, &work_dir("all"), STRICT).unwrap();
-        exe
+        crate::common::build_matmul_kernels(versions, &BASELINES, "codegen-c-all")
     })
 }
 
 /// The tiled versions and the parallel baseline (the reference at 1024³).
-fn tiled_kernels() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
+fn tiled_kernels() -> &'static risec_bench::Built {
+    static EXE: OnceLock<risec_bench::Built> = OnceLock::new();
     EXE.get_or_init(|| {
         let versions: Vec<Version> = VERSIONS[1..].iter().map(|v| version(v)).collect();
-        let (exe, _) = build(&versions, &["parallel"], false, &work_dir("tiled"), STRICT).unwrap();
-        exe
+        crate::common::build_matmul_kernels(versions, &["parallel"], "codegen-c-tiled")
     })
 }
 
-/// Runs every kernel at these sizes and checks it against `reference`; returns how many ran.
-fn verify(exe: &Path, sizes: (u32, u32, u32), reference: &str, threads: u32) -> usize {
-    crate::common::verify_kernels(exe, sizes, reference, threads).len()
+/// Runs every kernel at these sizes and checks it against `reference` (the naive lowering in
+/// double precision when `None`); returns how many ran.
+fn verify(
+    built: &risec_bench::Built,
+    sizes: (u32, u32, u32),
+    reference: Option<&str>,
+    threads: u32,
+) -> usize {
+    crate::common::verify_kernels(built, sizes, reference, threads).len()
 }
 
 #[test]
@@ -82,31 +89,45 @@ fn all_versions_match_naive_at_non_square_sizes_with_one_and_two_threads() {
     let exe = all_kernels();
     for sizes in [(64, 96, 128), (256, 32, 512), (32, 32, 4)] {
         for threads in [1, 2] {
-            assert_eq!(verify(exe, sizes, "naive (C)", threads), 14);
+            // The naive lowering, the seven versions, the seven baselines.
+            assert_eq!(verify(exe, sizes, None, threads), 15);
         }
     }
 }
 
 #[test]
 fn tiled_versions_match_the_parallel_baseline_at_1024() {
-    let exe = tiled_kernels();
+    // The naive loops take seconds at 1024³: the tiled versions and the baseline only.
+    let mut names: Vec<String> = VERSIONS[1..].iter().map(|v| format!("{v}-lowlevel")).collect();
+    names.push("parallel (C)".into());
+    let only: Vec<&str> = names.iter().map(String::as_str).collect();
+    let selection = risec_bench::measure::CheckSelection {
+        reference: Some("parallel (C)"),
+        only: Some(&only),
+    };
     for threads in [1, 2] {
-        assert_eq!(verify(exe, (1024, 1024, 1024), "parallel (C)", threads), 7);
+        let rows = risec_bench::measure::check(tiled_kernels(), &[1024; 3], threads, &selection)
+            .unwrap();
+        assert_eq!(rows.len(), 7, "{rows:?}");
+        for row in rows {
+            assert_eq!(row.code, 0, "{}", row.name);
+            assert!(row.error <= risec_bench::REL_ERROR_BOUND, "{row:?}");
+        }
     }
 }
 
 #[test]
 fn sizes_violating_a_fact_return_nonzero_and_leave_out_untouched() {
-    let exe = all_kernels();
-    for (m, n, k) in [("48", "64", "64"), ("64", "40", "64"), ("64", "64", "6")] {
-        let kernels = crate::common::size_check(exe, (m, n, k));
-        assert_eq!(kernels.len(), 14);
-        for (name, rc, untouched) in kernels {
+    for (m, n, k) in [(48, 64, 64), (64, 40, 64), (64, 64, 6)] {
+        let kernels = crate::common::check_kernels(all_kernels(), (m, n, k), None, 1);
+        assert_eq!(kernels.len(), 15);
+        for row in kernels {
+            let (name, rc) = (&row.name, row.code);
             if name.starts_with("naive") {
                 assert_eq!(rc, 0, "{name} supports any size");
             } else {
                 assert_ne!(rc, 0, "{name} accepted m={m}, n={n}, k={k}");
-                assert!(untouched, "{name} wrote to out although it failed");
+                assert!(row.untouched, "{name} wrote to out although it failed");
             }
         }
     }
@@ -226,7 +247,7 @@ fn check_c_against_interpreter(
     std::fs::write(dir.join(format!("{name}.h")), &c.header).unwrap();
     std::fs::write(dir.join("main.c"), main).unwrap();
     let exe = dir.join("prog");
-    risec_bench::harness::compile_executable(
+    risec_bench::compile::compile_executable(
         &[dir.join(format!("{name}.c")), dir.join("main.c")],
         std::slice::from_ref(&dir),
         &exe,

@@ -117,92 +117,91 @@ pub fn run_driver(exe: &std::path::Path, args: &[&str], threads: u32) -> String 
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Runs a `risec bench` driver in `sizecheck` mode at `m×n×k`: every kernel on an `out` filled
-/// with a sentinel. Returns each kernel's name, return code and whether `out` was left untouched.
-pub fn size_check(
-    exe: &std::path::Path,
-    (m, n, k): (&str, &str, &str),
-) -> Vec<(String, i32, bool)> {
-    use risec_bench::harness::parse_lines;
-    let stdout = run_driver(exe, &["sizecheck", m, n, k], 1);
-    parse_lines(&stdout, "SIZECHECK")
-        .into_iter()
-        .map(|words| {
-            let split = words.len() - 2;
-            (
-                words[..split].join(" "),
-                words[split].parse().unwrap(),
-                words[split + 1] == "1",
-            )
-        })
-        .collect()
-}
-
-/// Runs a `risec bench` driver in `verify` mode at `m×n×k` against the kernel named
-/// `reference` with `threads` OpenMP threads; returns each kernel's name, return code and
-/// relative error.
-pub fn verify_lines(
-    exe: &std::path::Path,
+/// Runs the kernels of `built` once at `m×n×k` with `threads` OpenMP threads against the
+/// kernel named `reference` (the naive lowering in double precision when `None`); returns each
+/// kernel's name, return code, whether `out` was left untouched, and relative error.
+pub fn check_kernels(
+    built: &risec_bench::Built,
     (m, n, k): (u32, u32, u32),
-    reference: &str,
+    reference: Option<&str>,
     threads: u32,
-) -> Vec<(String, i32, f64)> {
-    use risec_bench::harness::parse_lines;
-    let (m_s, n_s, k_s) = (m.to_string(), n.to_string(), k.to_string());
-    let stdout = run_driver(exe, &["verify", &m_s, &n_s, &k_s, reference], threads);
-    parse_lines(&stdout, "VERIFY")
-        .into_iter()
-        .map(|words| {
-            let split = words.len() - 2;
-            (
-                words[..split].join(" "),
-                words[split].parse().unwrap(),
-                words[split + 1].parse().unwrap(),
-            )
-        })
-        .collect()
+) -> Vec<risec_bench::measure::CheckRow> {
+    let selection = risec_bench::measure::CheckSelection {
+        reference,
+        only: None,
+    };
+    let sizes = [m, n, k].map(u64::from);
+    risec_bench::measure::check(built, &sizes, threads, &selection).unwrap()
 }
 
-/// [`verify_lines`], checking every kernel's return code and relative error; returns the names
-/// of the kernels checked.
+/// [`check_kernels`], asserting that every kernel ran and agreed with the reference within the
+/// bound; returns the names of the kernels checked.
 pub fn verify_kernels(
-    exe: &std::path::Path,
+    built: &risec_bench::Built,
     (m, n, k): (u32, u32, u32),
-    reference: &str,
+    reference: Option<&str>,
     threads: u32,
 ) -> Vec<String> {
-    use risec_bench::harness::REL_ERROR_BOUND;
+    use risec_bench::REL_ERROR_BOUND;
     let mut names = Vec::new();
-    for (name, rc, err) in verify_lines(exe, (m, n, k), reference, threads) {
-        assert_eq!(rc, 0, "{name} returned {rc} at {m}x{n}x{k}");
+    for row in check_kernels(built, (m, n, k), reference, threads) {
+        assert_eq!(row.code, 0, "{} returned {} at {m}x{n}x{k}", row.name, row.code);
         assert!(
-            err <= REL_ERROR_BOUND,
-            "{name} at {m}x{n}x{k}, {threads} thread(s): relative error {err:e}"
+            row.error <= REL_ERROR_BOUND,
+            "{} at {m}x{n}x{k}, {threads} thread(s): relative error {:e}",
+            row.name,
+            row.error
         );
-        names.push(name);
+        names.push(row.name);
     }
     names
 }
 
+/// The naive matrix multiplication with `versions` (low-level programs of its type), the
+/// hand-written baselines named in `baselines` (`naive`, `parallel`, …) and the driver, built
+/// with gcc's `-Wall -Wextra -Werror` in the target directory's `dir`.
+pub fn build_matmul_kernels(
+    versions: Vec<risec_bench::Version>,
+    baselines: &[&str],
+    dir: &str,
+) -> risec_bench::Built {
+    let program = risec_bench::presets::matmul_program().unwrap();
+    let names: Vec<String> = baselines.iter().map(|b| b.to_string()).collect();
+    let user = risec_bench::presets::tvm_baselines(&names);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    risec_bench::build(
+        &risec_bench::Kernels {
+            program: &program,
+            versions: &versions,
+            user: &user,
+            openblas: false,
+            sanitize: false,
+            libs: &[],
+            extra_flags: &["-Wall", "-Wextra", "-Werror"],
+        },
+        &dir,
+    )
+    .unwrap()
+}
+
 /// Finds each named version of `examples/matmul.rise` with its sketch
-/// (`sketches/matmul/NAME.sk`), builds them with the naive and parallel baselines into a driver
-/// in the target directory's `dir` (gcc with `-Wall -Wextra -Werror`), and returns the driver.
-pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> PathBuf {
+/// (`sketches/matmul/NAME.sk`) and builds them with the naive and parallel baselines
+/// ([`build_matmul_kernels`]).
+pub fn build_sketch_kernels(versions: &[&str], dir: &str) -> risec_bench::Built {
     let specs: Vec<(&str, bool)> = versions.iter().map(|v| (*v, false)).collect();
     build_sketch_kernels_with(&specs, dir)
 }
 
 /// Like [`build_sketch_kernels`], each version `(NAME, exact_sizes)`: with `exact_sizes` the
 /// kernel alone (sizes its tiles do not divide are refused), named `NAME exact`.
-pub fn build_sketch_kernels_with(versions: &[(&str, bool)], dir: &str) -> PathBuf {
-    use risec_bench::{build, Version};
-    use risec_cli::bench::sketch_version;
-    let versions: Vec<Version> = versions
+pub fn build_sketch_kernels_with(versions: &[(&str, bool)], dir: &str) -> risec_bench::Built {
+    use risec_cli::versions::sketch_version;
+    let versions: Vec<risec_bench::Version> = versions
         .iter()
         .map(|(v, exact)| {
             let found =
                 sketch_version("examples/matmul.rise", &format!("sketches/matmul/{v}.sk")).unwrap();
-            Version {
+            risec_bench::Version {
                 name: if *exact {
                     format!("{v} exact")
                 } else {
@@ -213,14 +212,5 @@ pub fn build_sketch_kernels_with(versions: &[(&str, bool)], dir: &str) -> PathBu
             }
         })
         .collect();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
-    let (exe, _) = build(
-        &versions,
-        &["naive", "parallel"],
-        false,
-        &dir,
-        &["-Wall", "-Wextra", "-Werror"],
-    )
-    .unwrap();
-    exe
+    build_matmul_kernels(versions, &["naive", "parallel"], dir)
 }

@@ -28,7 +28,7 @@ fn generated_kernels_are_up_to_date() {
         let sketch = root.join(format!("sketches/matmul/{sketch}.sk"));
         let program = root.join("examples/matmul.rise");
         let program =
-            risec_cli::bench::sketch_version(program.to_str().unwrap(), sketch.to_str().unwrap())
+            risec_cli::versions::sketch_version(program.to_str().unwrap(), sketch.to_str().unwrap())
                 .unwrap()
                 .program;
         let function = kernel_function(v);

@@ -14,7 +14,7 @@ fn compile_and_run(kernel: &Path, driver: &str) -> String {
     let main = dir.join("main.c");
     std::fs::write(&main, driver).unwrap();
     let exe = dir.join("prog");
-    risec_bench::harness::compile_executable(
+    risec_bench::compile::compile_executable(
         &[kernel.to_path_buf(), main],
         std::slice::from_ref(&dir),
         &exe,

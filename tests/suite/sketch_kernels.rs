@@ -5,18 +5,17 @@
 //! every size), and, in the slow group, at 1024³ against the hand-written parallel baseline
 //! (itself checked against the naive loop by `tests/suite/codegen_c.rs`).
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-const VERSIONS: [&str; 7] = risec_bench::harness::TVM_VERSIONS;
+const VERSIONS: [&str; 7] = risec_bench::presets::TVM_VERSIONS;
 
-fn kernels() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
+fn kernels() -> &'static risec_bench::Built {
+    static EXE: OnceLock<risec_bench::Built> = OnceLock::new();
     EXE.get_or_init(|| crate::common::build_sketch_kernels(&VERSIONS, "sketch-kernels"))
 }
 
-fn verify(sizes: (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> {
+fn verify(sizes: (u32, u32, u32), reference: Option<&str>, threads: u32) -> Vec<String> {
     crate::common::verify_kernels(kernels(), sizes, reference, threads)
 }
 
@@ -24,7 +23,7 @@ fn verify(sizes: (u32, u32, u32), reference: &str, threads: u32) -> Vec<String> 
 fn sketch_versions_match_naive_c_at_non_square_sizes_with_one_and_two_threads() {
     for sizes in [(64, 96, 128), (256, 32, 512)] {
         for threads in [1, 2] {
-            let names = verify(sizes, "naive (C)", threads);
+            let names = verify(sizes, None, threads);
             for v in VERSIONS {
                 assert!(
                     names.iter().any(|n| n == v),
@@ -43,7 +42,7 @@ fn sketch_versions_match_naive_c_at_non_square_sizes_with_one_and_two_threads() 
 #[ignore = "slow: the naive loops at 1024³ (cargo test --release -- --ignored slow_)"]
 fn slow_sketch_versions_match_the_parallel_baseline_at_1024() {
     for threads in [1, 2] {
-        let names = verify((1024, 1024, 1024), "parallel (C)", threads);
+        let names = verify((1024, 1024, 1024), Some("parallel (C)"), threads);
         assert!(names.len() >= VERSIONS.len(), "{names:?}");
     }
 }

@@ -236,7 +236,7 @@ pub fn run_against_interpreter(
         .map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
     std::fs::write(dir.join("main.c"), main).map_err(|e| CDefect::DoesNotCompile(e.to_string()))?;
     let exe = dir.join("kernel");
-    crate::bench::harness::compile_executable(
+    crate::bench::compile::compile_executable(
         &[source, dir.join("main.c")],
         &[dir.to_path_buf()],
         &exe,

@@ -1,9 +1,12 @@
 //! Timing a plan against the outputs as written, both as risec C: the two functions, a driver
 //! that makes random inputs (sparse ones in CSR, with their declared non-zeros), checks that
-//! both compute the same outputs, and times each (median of `rounds` calls).
+//! both compute the same outputs, and times each (median of `rounds` calls), on the C prelude
+//! of every risec driver (`risec_bench::prelude`: the same generator, clock, median and
+//! relative error as `risec bench`).
 
 use super::{c_file, written};
-use crate::bench::harness::compile_executable;
+use crate::bench::compile::compile_executable;
+use crate::bench::prelude::PRELUDE;
 use crate::check::LaProgram;
 use crate::optimize::LaPlan;
 use std::fmt::Write;
@@ -25,28 +28,17 @@ pub struct Timing {
 
 /// The driver's C source.
 fn driver(program: &LaProgram, rounds: usize) -> String {
-    let mut c = String::from(
-        r#"#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <math.h>
-#include <time.h>
-#include "original.h"
+    let mut c = String::from("/* risec la benchmark driver (generated). */\n");
+    c.push_str(PRELUDE);
+    c.push_str(
+        r#"#include "original.h"
 #include "plan.h"
 
-static unsigned long long la_state = 88172645463325252ull;
-static double la_rand(void) {
-    la_state ^= la_state << 13; la_state ^= la_state >> 7; la_state ^= la_state << 17;
-    return (double)(la_state >> 11) * (1.0 / 9007199254740992.0);
-}
-static double la_now_ms(void) {
-    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
+/* Inputs uniform in [0.5, 1.5): no cancellation, so the relative error measures the plan. */
 static float *la_dense(long long n) {
     float *a = malloc(sizeof(float) * (size_t)n);
     if (!a) { printf("FAIL out of memory\n"); exit(1); }
-    for (long long i = 0; i < n; i++) a[i] = (float)(0.5 + la_rand());
+    for (long long i = 0; i < n; i++) a[i] = 1.0f + 0.5f * next_float();
     return a;
 }
 /* Random CSR with about nnz non-zeros spread evenly over the rows, in random columns. */
@@ -68,27 +60,18 @@ static la_csr la_sparse(int rows, int cols, long long nnz) {
             int lo = (int)floor((double)t * width), hi = (int)floor((double)(t + 1) * width);
             if (hi > cols) hi = cols;
             if (hi <= lo) hi = lo + 1;
-            int j = lo + (int)(la_rand() * (hi - lo));
+            int j = lo + (int)(next_unit() * (hi - lo));
             if (j >= hi) j = hi - 1;
-            a.col[p] = j; a.val[p] = (float)(0.5 + la_rand()); p++;
+            a.col[p] = j; a.val[p] = 1.0f + 0.5f * next_float(); p++;
         }
     }
     a.rowptr[rows] = (int)p; a.nnz = (int)p;
     return a;
 }
-static int la_cmp(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 static double la_error(const float *a, const float *b, long long n) {
-    double scale = 1e-30, worst = 0.0;
-    for (long long i = 0; i < n; i++) if (isfinite(a[i]) && fabs(a[i]) > scale) scale = fabs(a[i]);
-    for (long long i = 0; i < n; i++) {
-        if (a[i] == b[i] || (a[i] != a[i] && b[i] != b[i])) continue; /* equal, or both NaN */
-        double d = fabs((double)a[i] - (double)b[i]) / scale;
-        if (d > worst || d != d) worst = d;
-    }
-    return worst;
+    rel_error_t e = {0.0, 0.0};
+    for (long long i = 0; i < n; i++) rel_error_add(&e, (double)b[i], (double)a[i]);
+    return rel_error_value(&e);
 }
 
 int main(int argc, char **argv) {
@@ -136,12 +119,10 @@ int main(int argc, char **argv) {
     double err = 0.0;
 {compare}    printf("ERROR %.3e\n", err);
     double *t = malloc(sizeof(double) * (size_t)rounds);
-    for (int r = 0; r < rounds; r++) {{ double t0 = la_now_ms(); la_original({oa}); t[r] = la_now_ms() - t0; }}
-    qsort(t, (size_t)rounds, sizeof(double), la_cmp);
-    printf("TIME original %.4f\n", t[rounds / 2]);
-    for (int r = 0; r < rounds; r++) {{ double t0 = la_now_ms(); la_plan({pa}); t[r] = la_now_ms() - t0; }}
-    qsort(t, (size_t)rounds, sizeof(double), la_cmp);
-    printf("TIME plan %.4f\n", t[rounds / 2]);
+    for (int r = 0; r < rounds; r++) {{ double t0 = now_ms(); la_original({oa}); t[r] = now_ms() - t0; }}
+    printf("TIME original %.4f\n", median_ms(t, rounds));
+    for (int r = 0; r < rounds; r++) {{ double t0 = now_ms(); la_plan({pa}); t[r] = now_ms() - t0; }}
+    printf("TIME plan %.4f\n", median_ms(t, rounds));
     return 0;
 }}
 "#

@@ -1,6 +1,6 @@
 //! The C driver of the generic benchmark: every kernel of one interface ([`Shape`]) linked into
 //! one executable that makes seeded inputs, runs the kernels and reports on standard output,
-//! one line per kernel (read with [`crate::harness::parse_lines`]).
+//! one line per kernel (read with [`crate::compile::parse_lines`]).
 //!
 //! `driver MODE SIZES… LENGTHS… REST…`: the size parameters' values, then the element counts of
 //! the output and of each input (computed by risec, which knows the types), then the mode's
@@ -16,12 +16,17 @@
 //!   `wrote-out-on-refusal`, comma-separated). Before each call it prints `START index`, so
 //!   that a crash is attributed. risec compares the outputs with the reference interpreter's
 //!   on the same inputs;
+//! * `check THREADS REF WHICH`: runs the kernels `WHICH` names (indices, comma-separated, or
+//!   `all`) once with `THREADS` threads against kernel `REF` (0: the reference `bench` uses),
+//!   and prints `CHECK name rc untouched error` (`untouched`: 1 when `out` holds what it held
+//!   before the call; a kernel that refuses the sizes must leave it so);
 //! * `bench THREADS ROUNDS`: verifies every kernel against kernel 0 (the naive lowering in
 //!   double precision where the result is floating-point, not timed; else the naive lowering
 //!   itself) and times them all, with a `memcpy` of the same number of bytes, in interleaved
 //!   rounds (`RESULT name threads rc median min max error`).
 
-use super::shape::Shape;
+use crate::prelude::PRELUDE;
+use crate::shape::Shape;
 use std::fmt::Write as _;
 
 /// The name of the copy row: `memcpy` moving the bytes one call reads and writes, in one
@@ -38,12 +43,9 @@ pub fn source(
     constants: &[f64],
 ) -> String {
     let mut s = String::new();
-    s.push_str(
-        "/* risec generic benchmark driver (generated). */\n\
-         #include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
-         #include <time.h>\n#include <omp.h>\n#include <stdint.h>\n\
-         #include <sys/mman.h>\n#include <unistd.h>\n\n",
-    );
+    s.push_str("/* risec benchmark and verification driver (generated). */\n");
+    s.push_str(PRELUDE);
+    s.push_str("#include <omp.h>\n#include <sys/mman.h>\n#include <unistd.h>\n\n");
     let _ = writeln!(s, "typedef {};", shape.prototype("(*kernel_fn)"));
     for (_, f) in kernels {
         let _ = writeln!(s, "{};", shape.prototype(f));
@@ -87,7 +89,6 @@ pub fn source(
     }
     let _ = writeln!(s, "#define CALL(f, o) (f)({})", args.join(", "));
     // The program's own constants, which the wide class draws near.
-    s.push_str(RNG);
     let listed: Vec<String> = constants
         .iter()
         .filter(|c| c.is_finite())
@@ -128,15 +129,6 @@ pub fn source(
     s.push_str(DRIVER_BODY);
     s
 }
-
-/// The seeded generator of the inputs (before the generated filling code that calls it).
-const RNG: &str = r#"static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
-static unsigned long long next_u64(void) {
-    rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static float next_float(void) { return (float)((next_u64() >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f; }
-"#;
 
 /// The kinds of inputs verification draws, each from its own seed: a kernel must agree with
 /// the interpreter on every one.
@@ -255,22 +247,10 @@ static void guard_report(const guarded_t *g, const char *name, char *report, siz
 "#;
 
 const DRIVER_BODY: &str = r#"
-static double now_ms(void) {
-    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 static double rel_error(const out_t *c, const out_t *r, size_t len) {
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < len; i++) {
-        double d = fabs((double)c[i] - (double)r[i]);
-        if (!(d <= num)) num = d; /* NaN propagates */
-        if (fabs((double)r[i]) > den) den = fabs((double)r[i]);
-    }
-    return den > 0.0 ? num / den : num;
-}
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
+    rel_error_t e = {0.0, 0.0};
+    for (size_t i = 0; i < len; i++) rel_error_add(&e, (double)c[i], (double)r[i]);
+    return rel_error_value(&e);
 }
 /* memcpy in one chunk per thread: the bandwidth the threads of the kernels have. */
 static void parallel_copy(char *dst, const char *src, size_t bytes) {
@@ -382,7 +362,7 @@ static int dump(int argc, char **argv, int rest, const int *sz, const size_t *le
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 + N_SIZES + 1 + N_INPUTS) { fprintf(stderr, "usage: %s dump|bench SIZES LENGTHS ...\n", argv[0]); return 2; }
+    if (argc < 2 + N_SIZES + 1 + N_INPUTS) { fprintf(stderr, "usage: %s dump|check|bench SIZES LENGTHS ...\n", argv[0]); return 2; }
     const char *mode = argv[1];
     int sz[N_SIZES + 1];
     for (int i = 0; i < N_SIZES; i++) sz[i] = atoi(argv[2 + i]);
@@ -401,7 +381,7 @@ int main(int argc, char **argv) {
     out_t *out = aligned_bytes(len[0] * sizeof(out_t));
     out_t *ref = aligned_bytes(len[0] * sizeof(out_t));
     if (!out || !ref) { fprintf(stderr, "out of memory\n"); return 2; }
-    /* bench THREADS ROUNDS */
+    /* bench THREADS ROUNDS, check THREADS */
     int thread_list[64], n_threads = 0;
     if (argc > rest) {
         for (const char *p = argv[rest]; *p && n_threads < 64; ) {
@@ -426,12 +406,50 @@ int main(int argc, char **argv) {
     double *times = calloc((size_t)n_rows * stride, sizeof(double));
     int *samples = calloc(n_rows, sizeof(int));
     set_threads(thread_list[0]);
-    fprintf(stderr, "computing the reference (%s)...\n", kernels[0].name);
-    poison(ref, len[0]);
+    /* `check` with a reference kernel of its own does not need kernel 0's result. */
+    int own_reference = strcmp(mode, "check") == 0 && argc > rest + 1 && atoi(argv[rest + 1]) != 0;
+    if (!own_reference) fprintf(stderr, "computing the reference (%s)...\n", kernels[0].name);
+    if (!own_reference) poison(ref, len[0]);
     double ref_t0 = now_ms();
-    rcs[0] = CALL(kernels[0].f, ref);
+    if (!own_reference) rcs[0] = CALL(kernels[0].f, ref);
     double ref_ms = now_ms() - ref_t0;
     if (rcs[0] != 0) { fprintf(stderr, "the reference %s returned %d on these sizes\n", kernels[0].name, rcs[0]); return 2; }
+    if (strcmp(mode, "check") == 0) {
+        /* check THREADS REF WHICH: see the module documentation of driver.rs. */
+        int refk = argc > rest + 1 ? atoi(argv[rest + 1]) : 0;
+        const char *which = argc > rest + 2 ? argv[rest + 2] : "all";
+        if (refk < 0 || refk >= n_kernels) { fprintf(stderr, "no kernel %d\n", refk); return 2; }
+        if (refk != 0) {
+            poison(ref, len[0]);
+            int rc = CALL(kernels[refk].f, ref);
+            if (rc != 0) { fprintf(stderr, "the reference %s returned %d on these sizes\n", kernels[refk].name, rc); return 2; }
+        }
+        for (int k = FIRST; k < n_kernels; k++) {
+            if (strcmp(which, "all") != 0) {
+                int listed = 0;
+                for (const char *p = which; *p; ) {
+                    if (atoi(p) == k) listed = 1;
+                    while (*p && *p != ',') p++;
+                    if (*p == ',') p++;
+                }
+                if (!listed) continue;
+            }
+            int rc = 0;
+            double err = 0.0;
+            int untouched = 1;
+            if (k != refk) {
+                poison(out, len[0]);
+                printf("START %d\n", k);
+                fflush(stdout);
+                rc = CALL(kernels[k].f, out);
+                untouched = poisoned(out, len[0]);
+                err = rc == 0 ? rel_error(out, ref, len[0]) : INFINITY;
+            }
+            printf("CHECK %s %d %d %.3e\n", kernels[k].name, rc, untouched, err);
+            fflush(stdout);
+        }
+        return 0;
+    }
     for (int ti = 0; ti < n_threads; ti++) {
         int threads = thread_list[ti];
         set_threads(threads);
@@ -469,8 +487,7 @@ int main(int argc, char **argv) {
             }
             double *t = &times[(size_t)k * stride];
             int ns = samples[k];
-            qsort(t, ns, sizeof(double), cmp_double);
-            double median = ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+            double median = median_ms(t, ns); /* sorts t */
             printf("RESULT %s %d %d %.5f %.5f %.5f %.3e\n", name, threads, k < n_kernels ? rcs[k] : 0, median, t[0], t[ns - 1], errors[k]);
         }
         fflush(stdout);

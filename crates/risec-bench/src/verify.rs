@@ -9,7 +9,8 @@
 //! a crash (the signal), a sanitizer's report, an exit during the call, or the time limit.
 
 use super::driver::{Layout, ValueClass};
-use super::{shape, size_args, Built, REL_ERROR_BOUND};
+use crate::kernels::{size_args, Built};
+use crate::{shape, REL_ERROR_BOUND};
 use crate::core::TypedProgram;
 use crate::process::{self, Ending, Finished};
 use crate::BenchError;
@@ -181,7 +182,7 @@ pub fn verify(
             let which: Vec<String> = pending.iter().map(usize::to_string).collect();
             let args = dump_args(built, sizes, &dump, &which.join(","), class, layout)?;
             let finished = run(built, &args, oracle, dir)?;
-            let dumped = crate::harness::parse_lines(&finished.stdout, "DUMP");
+            let dumped = crate::compile::parse_lines(&finished.stdout, "DUMP");
             for (&k, words) in pending.iter().zip(&dumped) {
                 let [.., code, guards] = words.as_slice() else {
                     continue;

@@ -1,0 +1,171 @@
+//! What `risec bench` and `risec verify` share: the versions they compile (sketch files,
+//! low-level files), the C functions given as baselines, the sizes they run at, a work
+//! directory, and how a verification's verdicts are printed.
+
+use crate::core::TypedProgram;
+use crate::support::cleanup::WorkDir;
+use risec_bench::{Checked, UserBaseline, Verdict, Version};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Loads a `NAME=FILE.rise` version.
+pub fn load_version(item: &str) -> Result<Version, String> {
+    let (name, file) = item
+        .split_once('=')
+        .ok_or_else(|| format!("error: `--version {item}`: expected NAME=FILE.rise"))?;
+    let program = crate::frontend::load::compile_file(file, None).map_err(|e| e.to_string())?;
+    Ok(Version {
+        name: name.trim().to_string(),
+        program,
+        exact_sizes: false,
+    })
+}
+
+/// The version a sketch file gives: `program` optimised by the sketch's guide steps and lowered,
+/// named after the file.
+pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
+    sketch_version_with(program, sketch, &[], &mut Vec::new())
+}
+
+/// [`sketch_version`], with the user rules named in `trusted` not checked against the
+/// interpreter (`--trust-rule`); the loading's warnings go to standard error. The files the
+/// sketch reads (it and its imports) are added to `read`.
+pub fn sketch_version_with(
+    program: &str,
+    sketch: &str,
+    trusted: &[String],
+    read: &mut Vec<std::path::PathBuf>,
+) -> Result<Version, String> {
+    let name = std::path::Path::new(sketch)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| sketch.to_string());
+    eprintln!("searching {name} ({sketch})");
+    let options = crate::SketchOptions {
+        trusted_rules: trusted.to_vec(),
+    };
+    let optimized = crate::load_program(program, None).and_then(|p| {
+        let loaded = crate::load_sketch_with(sketch, &p, &options)?;
+        for w in &loaded.warnings {
+            eprintln!("{w}");
+        }
+        read.extend(loaded.files);
+        crate::optimize(&p, &loaded.steps, &Default::default())
+    });
+    match optimized {
+        Ok(done) => Ok(Version {
+            name,
+            program: done.program,
+            exact_sizes: false,
+        }),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `NAME=FILE.c:FUNCTION`.
+pub fn user_baseline(item: &str) -> Result<UserBaseline, String> {
+    let usage = || format!("error: `--baseline {item}`: expected NAME=FILE.c:FUNCTION");
+    let (name, rest) = item.split_once('=').ok_or_else(usage)?;
+    let (file, function) = rest.rsplit_once(':').ok_or_else(usage)?;
+    if name.trim().is_empty() || function.trim().is_empty() {
+        return Err(usage());
+    }
+    let file = PathBuf::from(file);
+    if !file.is_file() {
+        return Err(format!(
+            "error: `--baseline {item}`: no file `{}`",
+            file.display()
+        ));
+    }
+    Ok(UserBaseline {
+        name: name.trim().to_string(),
+        file,
+        function: function.trim().to_string(),
+    })
+}
+
+/// The versions of the sketch files and low-level files given; the files the sketches import
+/// are added to `read`.
+pub fn versions(
+    program: &str,
+    sketches: &[String],
+    files: &[String],
+    trusted: &[String],
+    read: &mut Vec<PathBuf>,
+) -> Result<Vec<Version>, String> {
+    let mut out = Vec::new();
+    for s in sketches {
+        out.push(sketch_version_with(program, s, trusted, read)?);
+    }
+    for v in files {
+        out.push(load_version(v)?);
+    }
+    Ok(out)
+}
+
+/// A work directory: `keep`, or a temporary one held by the returned guard (and removed on a
+/// signal, see [`crate::support::cleanup`]).
+pub fn work_dir(keep: Option<&str>) -> Result<(PathBuf, Option<WorkDir>), String> {
+    match keep {
+        Some(d) => Ok((PathBuf::from(d), None)),
+        None => {
+            let t = WorkDir::new().map_err(|e| format!("error: no temporary directory: {e}"))?;
+            Ok((t.path().to_path_buf(), Some(t)))
+        }
+    }
+}
+
+/// The check sizes: given, or chosen ([`risec_bench::check_sizes`]).
+pub fn check_sizes(p: &TypedProgram, text: Option<&str>) -> Result<Vec<u64>, String> {
+    match text {
+        Some(t) => run_sizes(p, t),
+        None => risec_bench::check_sizes(p).map_err(|e| e.to_string()),
+    }
+}
+
+/// Sizes given on the command line for running the generated C, which takes positive sizes
+/// only (it returns 1 for a zero): a zero is an error here rather than a run that checks nothing.
+pub fn run_sizes(p: &TypedProgram, text: &str) -> Result<Vec<u64>, String> {
+    let sizes = crate::core::sizes::parse_sizes(p, text).map_err(|e| e.to_string())?;
+    if let Some((name, _)) = p.size_params.iter().zip(&sizes).find(|(_, v)| **v == 0) {
+        return Err(format!(
+            "error: size `{name}` is 0 in `{text}`: the generated C runs on positive sizes only"
+        ));
+    }
+    Ok(sizes)
+}
+
+/// The sizes as `m=…,n=…`, in the order of the program's size parameters.
+pub fn sizes_text(p: &TypedProgram, sizes: &[u64]) -> String {
+    p.size_params
+        .iter()
+        .zip(sizes)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The lines of a verification; whether every kernel passed. A kernel for which `may_refuse`
+/// holds passes when it refuses the sizes and leaves `out` alone (`risec bench` checks it at
+/// the benchmark sizes instead).
+pub fn check_lines(checked: &[Checked], may_refuse: &dyn Fn(&str) -> bool, out: &mut String) -> bool {
+    let width = checked.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let mut all = true;
+    for c in checked {
+        let excused = matches!(c.verdict, Verdict::Refused(_)) && may_refuse(&c.name);
+        all &= c.verdict.passed() || excused;
+        let mut text = c
+            .verdict
+            .text()
+            .replace('\n', &format!("\n  {:width$}    ", ""));
+        if excused {
+            text = format!(
+                "{}: not checked at these sizes",
+                text.replacen("REFUSED the sizes", "refused these sizes", 1)
+            );
+        }
+        let _ = writeln!(out, "  {:<width$}  {text}", c.name);
+    }
+    all
+}
+
