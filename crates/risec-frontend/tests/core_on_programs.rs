@@ -388,3 +388,7 @@ mod print {
         assert!(back.term == p.term, "{plain}");
     }
 }
+
+// FLOP counts of the examples (`core::flops`), in a file of their own.
+#[path = "core_on_programs/flops.rs"]
+mod flops;

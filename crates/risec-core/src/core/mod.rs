@@ -6,9 +6,11 @@
 //! to. Helper definitions of a source file are already inlined, so a [`TypedProgram`] is one
 //! closed term. The [`print`](mod@print) module turns a term back into surface syntax that
 //! re-elaborates to the same term; [`debruijn`] shifts and substitutes; [`normalize`] computes
-//! beta-eta normal forms; [`sizes`] reads size assignments (`--size m=1024,n=512`).
+//! beta-eta normal forms; [`sizes`] reads size assignments (`--size m=1024,n=512`); [`flops`]
+//! counts the floating-point operations a program performs at given sizes.
 
 pub mod debruijn;
+pub mod flops;
 pub mod normalize;
 pub mod padding;
 pub mod print;
