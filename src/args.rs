@@ -38,7 +38,7 @@ Rise, or as C with OpenMP and vectors (`-o OUT.c` or `--emit c`, with a header).
 type-check programs (check, print), run them in the reference interpreter (eval), search for \
 equivalent programs (rules, costs, prove), compile low-level programs to C (emit-c), check the C \
 of any program's versions against the interpreter (verify) and time it beside the naive \
-lowering, a memcpy of the same bytes, OpenBLAS and, for matmul, hand-written C (bench), and \
+lowering, a memcpy of the same bytes, OpenBLAS and your C (bench), and \
 optimise linear-algebra expressions (la).
 
 The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
@@ -192,11 +192,13 @@ pub(super) enum Command {
     },
     /// Benchmark versions of a program: compile (cc), verify, time, print a table.
     ///
-    /// For the matrix multiplication (`def matmul {m n k : nat} (a : m.k.f32) (b : k.n.f32) :
-    /// m.n.f32`): against the hand-written C of TVM's schedule steps and OpenBLAS. For any other
-    /// program: every version checked against the reference interpreter at a small size, then
-    /// against the naive lowering and timed at `--size`, beside a memcpy of the same bytes
-    /// (GB/s), OpenBLAS where the program is a BLAS operation, and `--baseline` C functions.
+    /// Every version checked against the reference interpreter at a small size, then against
+    /// the naive lowering and timed at `--size`, beside a memcpy of the same bytes (GFLOP/s
+    /// where the program has floating-point arithmetic, GB/s), OpenBLAS where the program is a
+    /// BLAS operation, and `--baseline` C functions. A matrix multiplication (`def matmul
+    /// {m n k : nat} (a : m.k.f32) (b : k.n.f32) : m.n.f32`, the default program with
+    /// `--version` alone) also runs the hand-written C of TVM's schedule steps, at 1024³ unless
+    /// `--size` says otherwise.
     Bench(super::bench::BenchArgs),
     /// Check versions of a program against the reference interpreter (and the naive lowering).
     ///

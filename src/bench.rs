@@ -279,4 +279,3 @@ fn check_report_outputs(args: &BenchArgs, read: &[PathBuf]) -> Result<(), String
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     check_not_inputs(&outputs, &inputs).map_err(|e| e.to_string())
 }
-

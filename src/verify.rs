@@ -2,7 +2,9 @@
 //! small sizes and, with `--size`, against the naive lowering at larger ones
 //! ([`risec_bench::verify()`], [`risec_bench::measure::check`]).
 
-use crate::versions::{check_lines, check_sizes, run_sizes, sizes_text, user_baseline, versions, work_dir};
+use crate::versions::{
+    check_lines, check_sizes, run_sizes, sizes_text, user_baseline, versions, work_dir,
+};
 use risec_bench::driver::ValueClass;
 use risec_bench::measure::CheckRow;
 use risec_bench::verify::ERROR_FLOOR;
@@ -125,11 +127,12 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
             limit: Some(args.run_limit),
             ..Oracle::new(threads)
         };
-        let checked =
-            risec_bench::verify(&built, &program, &small, &oracle, &dir).map_err(|e| e.to_string())?;
+        let checked = risec_bench::verify(&built, &program, &small, &oracle, &dir)
+            .map_err(|e| e.to_string())?;
         ok &= check_lines(&checked, &|_| false, &mut out);
         if let Some(big) = &big {
-            let rows = risec_bench::measure::check(&built, big, threads, &Default::default()).map_err(|e| e.to_string())?;
+            let rows = risec_bench::measure::check(&built, big, threads, &Default::default())
+                .map_err(|e| e.to_string())?;
             let _ = writeln!(
                 out,
                 "{}, {threads} thread(s): against the naive lowering at {}:",

@@ -148,7 +148,11 @@ pub fn sizes_text(p: &TypedProgram, sizes: &[u64]) -> String {
 /// The lines of a verification; whether every kernel passed. A kernel for which `may_refuse`
 /// holds passes when it refuses the sizes and leaves `out` alone (`risec bench` checks it at
 /// the benchmark sizes instead).
-pub fn check_lines(checked: &[Checked], may_refuse: &dyn Fn(&str) -> bool, out: &mut String) -> bool {
+pub fn check_lines(
+    checked: &[Checked],
+    may_refuse: &dyn Fn(&str) -> bool,
+    out: &mut String,
+) -> bool {
     let width = checked.iter().map(|c| c.name.len()).max().unwrap_or(0);
     let mut all = true;
     for c in checked {
@@ -168,4 +172,3 @@ pub fn check_lines(checked: &[Checked], may_refuse: &dyn Fn(&str) -> bool, out: 
     }
     all
 }
-

@@ -128,7 +128,10 @@ fn exact_kernels_refuse_sizes_the_tiles_do_not_divide_and_leave_out_untouched() 
         let kernels = crate::common::check_kernels(kernels(), (m, n, k), None, 1);
         for s in EXACT {
             let exact = format!("{s} exact");
-            let row = kernels.iter().find(|r| r.name == exact).expect("exact kernel");
+            let row = kernels
+                .iter()
+                .find(|r| r.name == exact)
+                .expect("exact kernel");
             if s == "register-blocking" {
                 assert_eq!(row.code, 1, "{exact} accepted m={m}, n={n}, k={k}");
                 assert!(row.untouched, "{exact} wrote to out although it failed");

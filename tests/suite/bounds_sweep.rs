@@ -12,8 +12,8 @@
 use risec_backend::edges::SizeHandling;
 use risec_backend::{emit_c, CodegenOptions};
 use risec_bench::driver::ValueClass;
-use risec_bench::{Kernels, Oracle};
 use risec_bench::Version;
+use risec_bench::{Kernels, Oracle};
 use risec_core::core::TypedProgram;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

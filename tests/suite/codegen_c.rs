@@ -98,7 +98,10 @@ fn all_versions_match_naive_at_non_square_sizes_with_one_and_two_threads() {
 #[test]
 fn tiled_versions_match_the_parallel_baseline_at_1024() {
     // The naive loops take seconds at 1024³: the tiled versions and the baseline only.
-    let mut names: Vec<String> = VERSIONS[1..].iter().map(|v| format!("{v}-lowlevel")).collect();
+    let mut names: Vec<String> = VERSIONS[1..]
+        .iter()
+        .map(|v| format!("{v}-lowlevel"))
+        .collect();
     names.push("parallel (C)".into());
     let only: Vec<&str> = names.iter().map(String::as_str).collect();
     let selection = risec_bench::measure::CheckSelection {
@@ -106,8 +109,8 @@ fn tiled_versions_match_the_parallel_baseline_at_1024() {
         only: Some(&only),
     };
     for threads in [1, 2] {
-        let rows = risec_bench::measure::check(tiled_kernels(), &[1024; 3], threads, &selection)
-            .unwrap();
+        let rows =
+            risec_bench::measure::check(tiled_kernels(), &[1024; 3], threads, &selection).unwrap();
         assert_eq!(rows.len(), 7, "{rows:?}");
         for row in rows {
             assert_eq!(row.code, 0, "{}", row.name);

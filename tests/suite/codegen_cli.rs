@@ -82,13 +82,22 @@ fn emit_c_rejects_a_high_level_program_with_the_reason() {
 
 #[test]
 fn bench_rejects_bad_arguments_clearly() {
-    let out = risec(&["bench", "--size", "m=0,n=4,k=4"]);
+    let out = risec(&["bench", "--size", "m=4,n=4,k=4"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("expected a whole number"),
+        stderr(&out).contains("`risec bench` needs the program and its versions"),
         "{}",
         stderr(&out)
     );
+    let out = risec(&[
+        "bench",
+        "--version",
+        "parallel=examples/lowlevel/parallel.rise",
+        "--size",
+        "m=0,n=4,k=4",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("size `m` is 0"), "{}", stderr(&out));
     let out = risec(&[
         "bench",
         "--version",
@@ -97,7 +106,11 @@ fn bench_rejects_bad_arguments_clearly() {
         "m=32,n=32,k=32",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("benchmarks need"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("; the program has type (m : nat) -> (n : nat) -> (k : nat)"),
+        "{}",
+        stderr(&out)
+    );
     let out = risec(&["bench", "--version", "nofile"]);
     assert!(
         stderr(&out).contains("expected NAME=FILE.rise"),
@@ -134,8 +147,9 @@ fn bench_prints_the_table_with_baselines() {
         assert!(table.contains(needle), "{needle} missing in\n{table}");
     }
     let rows = std::fs::read_to_string(&csv).unwrap();
-    // 2 versions + 7 baselines (+ OpenBLAS when installed), for each of 2 thread counts.
-    assert!(rows.lines().count() > 2 * 9, "{rows}");
+    // The naive lowering, 2 versions, 7 baselines, the copy (+ OpenBLAS when installed), for
+    // each of 2 thread counts, under a header.
+    assert!(rows.lines().count() > 2 * 11, "{rows}");
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("<svg"));
     // Every kernel's name is drawn in full, reading downwards from its start below its bars.
@@ -150,6 +164,6 @@ fn bench_prints_the_table_with_baselines() {
         });
         assert!(drawn, "`{name}` is not drawn as a name in the plot:\n{svg}");
     }
-    assert!(stderr(&out).contains("running 64x64x64 with 1, 2 thread(s)"));
+    assert!(stderr(&out).contains("running m=64,n=64,k=64 with 1, 2 thread(s)"));
     assert!(stderr(&out).contains("2 thread(s): verifying against the reference"));
 }

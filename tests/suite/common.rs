@@ -145,7 +145,11 @@ pub fn verify_kernels(
     use risec_bench::REL_ERROR_BOUND;
     let mut names = Vec::new();
     for row in check_kernels(built, (m, n, k), reference, threads) {
-        assert_eq!(row.code, 0, "{} returned {} at {m}x{n}x{k}", row.name, row.code);
+        assert_eq!(
+            row.code, 0,
+            "{} returned {} at {m}x{n}x{k}",
+            row.name, row.code
+        );
         assert!(
             row.error <= REL_ERROR_BOUND,
             "{} at {m}x{n}x{k}, {threads} thread(s): relative error {:e}",

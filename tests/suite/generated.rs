@@ -27,10 +27,12 @@ fn generated_kernels_are_up_to_date() {
         let sketch = if v == "naive" { "baseline" } else { v };
         let sketch = root.join(format!("sketches/matmul/{sketch}.sk"));
         let program = root.join("examples/matmul.rise");
-        let program =
-            risec_cli::versions::sketch_version(program.to_str().unwrap(), sketch.to_str().unwrap())
-                .unwrap()
-                .program;
+        let program = risec_cli::versions::sketch_version(
+            program.to_str().unwrap(),
+            sketch.to_str().unwrap(),
+        )
+        .unwrap()
+        .program;
         let function = kernel_function(v);
         let options = CodegenOptions {
             sizes: None,

@@ -4,14 +4,14 @@
 //! program is a BLAS operation it knows ([`crate::blas`]), and the driver ([`crate::driver`]),
 //! compiled into one executable.
 
+use crate::backend_c::{emit_c, CodegenOptions};
 use crate::blas;
 use crate::compile::compile_executable;
+use crate::core::TypedProgram;
 use crate::driver;
+use crate::ir::types::ScalarType;
 use crate::shape::Shape;
 use crate::{BenchError, Version};
-use crate::backend_c::{emit_c, CodegenOptions};
-use crate::core::TypedProgram;
-use crate::ir::types::ScalarType;
 use std::path::{Path, PathBuf};
 
 /// The name of the double-precision reference kernel (built from the naive lowering, not
@@ -70,14 +70,9 @@ pub struct Built {
 
 impl Built {
     /// The floating-point operations one call of the program as written performs at `sizes`,
-    /// where they are counted (the report's GFLOP/s).
+    /// where they are counted (the report's GFLOP/s; see [`crate::core::flops::flop_count`]).
     pub fn flops(&self, sizes: &[u64]) -> Option<u64> {
-        if !crate::presets::is_matmul(&self.program) {
-            return None;
-        }
-        sizes
-            .iter()
-            .try_fold(2u64, |product, &s| product.checked_mul(s))
+        crate::core::flops::flop_count(&self.program, sizes)
     }
 }
 
@@ -224,7 +219,11 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
             }
         }
     }
-    let mut flags: Vec<&str> = if k.sanitize { SANITIZE_FLAGS.to_vec() } else { Vec::new() };
+    let mut flags: Vec<&str> = if k.sanitize {
+        SANITIZE_FLAGS.to_vec()
+    } else {
+        Vec::new()
+    };
     flags.extend(k.extra_flags.iter().copied());
     compile_executable(&sources, &include_dirs, &exe, &flags, &libs)?;
     Ok(Built {
@@ -278,4 +277,3 @@ pub(crate) fn size_args(shape: &Shape, sizes: &[u64]) -> Result<Vec<String>, Ben
     }
     Ok(args)
 }
-

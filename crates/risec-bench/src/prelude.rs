@@ -3,7 +3,8 @@
 //! clock, the median of a run's times and the relative error of a result, written once so that
 //! every report means the same by "random inputs", "median" and "error".
 
-/// The prelude's C source. It defines, all `static`:
+/// The prelude's C source. It defines, all `static` (the functions `inline`, so that a driver
+/// that does not call one compiles without a warning):
 /// * `next_u64()`, `next_float()` (uniform in [-1, 1)), `next_unit()` (uniform in [0, 1)): one
 ///   xorshift generator, seeded with the same constant in every driver (`rng_state`);
 /// * `now_ms()`: the monotonic clock in milliseconds;
@@ -20,31 +21,31 @@ pub const PRELUDE: &str = r#"#include <math.h>
 #include <time.h>
 
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
-static unsigned long long next_u64(void) {
+static inline unsigned long long next_u64(void) {
     rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
     return rng_state;
 }
-static float next_float(void) { return (float)((next_u64() >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f; }
-static double next_unit(void) { return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
-static double now_ms(void) {
+static inline float next_float(void) { return (float)((next_u64() >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f; }
+static inline double next_unit(void) { return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
+static inline double now_ms(void) {
     struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
-static int cmp_double(const void *x, const void *y) {
+static inline int cmp_double(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
 }
-static double median_ms(double *times, int n) {
+static inline double median_ms(double *times, int n) {
     qsort(times, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
 }
 typedef struct { double num, den; } rel_error_t;
-static void rel_error_add(rel_error_t *e, double c, double r) {
+static inline void rel_error_add(rel_error_t *e, double c, double r) {
     double d = fabs(c - r);
     if (!(d <= e->num)) e->num = d; /* NaN propagates */
     if (fabs(r) > e->den) e->den = fabs(r);
 }
-static double rel_error_value(const rel_error_t *e) { return e->den > 0.0 ? e->num / e->den : e->num; }
+static inline double rel_error_value(const rel_error_t *e) { return e->den > 0.0 ? e->num / e->den : e->num; }
 "#;
 
 #[cfg(test)]

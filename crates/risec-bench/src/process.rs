@@ -113,8 +113,9 @@ pub enum Stderr {
     Shown,
 }
 
-/// Runs `exe` with `args` and `env` in `dir`, its output captured in files there (no pipe can
-/// fill up), killing it after `limit` when one is given.
+/// Runs `exe` with `args` and `env` in `dir`, its output captured in files of its own there (no
+/// pipe can fill up; runs of one driver side by side do not read each other's output), killing
+/// it after `limit` when one is given.
 pub fn run(
     exe: &Path,
     args: &[String],
@@ -123,14 +124,19 @@ pub fn run(
     limit: Option<Duration>,
     stderr: Stderr,
 ) -> std::io::Result<Finished> {
-    let out_path = dir.join("driver.stdout");
-    let err_path = dir.join("driver.stderr");
+    let out_file = tempfile::Builder::new()
+        .prefix("driver.stdout.")
+        .tempfile_in(dir)?;
+    let err_file = tempfile::Builder::new()
+        .prefix("driver.stderr.")
+        .tempfile_in(dir)?;
+    let (out_path, err_path) = (out_file.path(), err_file.path());
     let mut cmd = Command::new(exe);
     cmd.args(args)
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path)?);
+        .stdout(out_file.reopen()?);
     match stderr {
-        Stderr::Captured => cmd.stderr(std::fs::File::create(&err_path)?),
+        Stderr::Captured => cmd.stderr(err_file.reopen()?),
         Stderr::Shown => cmd.stderr(Stdio::inherit()),
     };
     for (k, v) in env {
@@ -163,9 +169,9 @@ pub fn run(
     };
     Ok(Finished {
         ending,
-        stdout: read(&out_path),
+        stdout: read(out_path),
         stderr: match stderr {
-            Stderr::Captured => read(&err_path),
+            Stderr::Captured => read(err_path),
             Stderr::Shown => String::new(),
         },
     })

@@ -153,7 +153,14 @@ impl Report {
     /// The table's columns: always the times, GB/s, the copy share and the naive ratio; GFLOP/s,
     /// the twin ratio and the OpenBLAS ratio where the run has them.
     fn columns(&self) -> Vec<&'static str> {
-        let mut header = vec!["kernel", "origin", "threads", "median ms", "min ms", "max ms"];
+        let mut header = vec![
+            "kernel",
+            "origin",
+            "threads",
+            "median ms",
+            "min ms",
+            "max ms",
+        ];
         if self.flops.is_some() {
             header.push("GFLOP/s");
         }
@@ -277,7 +284,11 @@ impl Report {
     /// bar per thread count, as SVG written to `path` (through
     /// [`crate::support::output::write_atomically`]).
     pub fn plot(&self, path: &Path) -> Result<(), BenchError> {
-        let unit = if self.flops.is_some() { "GFLOP/s" } else { "GB/s" };
+        let unit = if self.flops.is_some() {
+            "GFLOP/s"
+        } else {
+            "GB/s"
+        };
         let mut names: Vec<String> = Vec::new();
         for r in self.rows.iter().filter(|r| self.plotted(r).is_some()) {
             if !names.contains(&r.name) {
@@ -413,7 +424,9 @@ impl BarChart {
             chart
                 .draw_series(rects)?
                 .label(label.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                });
         }
         // Each kernel's name reads downwards from below its bars.
         let name_style = TextStyle::from(
@@ -485,7 +498,10 @@ mod tests {
         // 524288 flops in 0.5 ms: 1.0 GFLOP/s; 4x the naive lowering, 2x its twin.
         assert!(blocking.contains(" 1.0 "), "{blocking}");
         assert!(blocking.ends_with("4.00    2.00"), "{blocking}");
-        assert!(t.contains("refused: returned 1 (sizes it does not take)"), "{t}");
+        assert!(
+            t.contains("refused: returned 1 (sizes it does not take)"),
+            "{t}"
+        );
         let t = report(0.5, None).table();
         assert!(!t.contains("GFLOP/s"), "{t}");
     }
@@ -503,7 +519,11 @@ mod tests {
     fn the_csv_has_one_line_per_row() {
         let csv = report(0.5, Some(524_288)).csv();
         assert_eq!(csv.lines().count(), 6, "{csv}");
-        assert!(csv.lines().nth(2).unwrap().starts_with("\"blocking\",Generated,1,0,"));
+        assert!(csv
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("\"blocking\",Generated,1,0,"));
     }
 
     #[test]

@@ -9,11 +9,11 @@
 //! a crash (the signal), a sanitizer's report, an exit during the call, or the time limit.
 
 use super::driver::{Layout, ValueClass};
-use crate::kernels::{size_args, Built};
-use crate::{shape, REL_ERROR_BOUND};
 use crate::core::TypedProgram;
+use crate::kernels::{size_args, Built};
 use crate::process::{self, Ending, Finished};
 use crate::BenchError;
+use crate::{shape, REL_ERROR_BOUND};
 use std::path::Path;
 use std::time::Duration;
 
