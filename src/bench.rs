@@ -182,6 +182,13 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
     }
     check_report_outputs(args, &read)?;
     let (dir, _guard) = work_dir(args.keep.as_deref())?;
+    if selection.iter().any(|s| s == presets::OPENBLAS)
+        && !risec_bench::compile::openblas_available()
+    {
+        eprintln!(
+            "note: OpenBLAS is not installed (apt-get install libopenblas-dev): no OpenBLAS row"
+        );
+    }
     eprintln!(
         "compiling {} version(s), the naive lowering and {} baseline(s) with cc...",
         versions.len(),

@@ -313,3 +313,32 @@ fn zero_rounds_are_refused() {
         );
     }
 }
+
+/// SIGTERM while a benchmark's driver runs stops the driver too: no process is left running
+/// the executable of the removed work folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_stops_the_benchmark_driver_too() {
+    let dir = crate::common::temp_file("signal-driver.txt", b"").with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dot.rise");
+    let bench = [
+        "bench",
+        program.to_str().unwrap(),
+        "--size",
+        "n=16777216",
+        "--rounds",
+        "200",
+    ];
+    let (status, exe) = interrupted(&dir, "driver-bench", &bench, "TERM");
+    assert_eq!(status, Some(143));
+    assert!(!exe.exists(), "the driver {} is left", exe.display());
+    let running: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .filter(|c| c.starts_with(exe.to_str().unwrap()))
+        .collect();
+    assert!(running.is_empty(), "still running: {running:?}");
+}

@@ -142,19 +142,27 @@ pub fn run(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn()?;
+    // Shared with the signal handler, which kills it if risec is stopped meanwhile.
+    let child = std::sync::Arc::new(std::sync::Mutex::new(cmd.spawn()?));
+    let _registered = crate::support::cleanup::register_child(child.clone());
+    // The test hook: `RISEC_TEST_PAUSE=driver-bench` waits here while a benchmark runs.
+    if let Some(mode) = args.first() {
+        crate::support::cleanup::test_pause(&format!("driver-{mode}"), exe);
+    }
     let started = Instant::now();
     let mut pause = Duration::from_millis(1);
     let status = loop {
-        if let Some(status) = child.try_wait()? {
+        let mut running = child.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(status) = running.try_wait()? {
             break Some(status);
         }
         if limit.is_some_and(|l| started.elapsed() >= l) {
             // It may have ended just now; a failed kill is then harmless.
-            let _ = child.kill();
-            let _ = child.wait();
+            let _ = running.kill();
+            let _ = running.wait();
             break None;
         }
+        drop(running);
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
     };

@@ -23,6 +23,22 @@ static PENDING: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
 /// The key of the next registration.
 static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
 
+/// Child processes to stop on a signal (a benchmark driver), each with the key of its guard.
+type SharedChild = std::sync::Arc<Mutex<std::process::Child>>;
+static CHILDREN: Mutex<Vec<(u64, SharedChild)>> = Mutex::new(Vec::new());
+
+fn children() -> MutexGuard<'static, Vec<(u64, SharedChild)>> {
+    CHILDREN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Registers a child process: killed on a signal while the returned guard lives, so that a
+/// stopped risec leaves no driver running.
+pub fn register_child(child: SharedChild) -> Registered {
+    let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+    children().push((key, child));
+    Registered { key }
+}
+
 fn pending() -> MutexGuard<'static, Vec<(u64, PathBuf)>> {
     // A thread that panicked while holding the lock left the list whole (each change is one
     // push or retain).
@@ -41,6 +57,7 @@ pub struct Registered {
 impl Drop for Registered {
     fn drop(&mut self) {
         pending().retain(|(k, _)| *k != self.key);
+        children().retain(|(k, _)| *k != self.key);
     }
 }
 
@@ -82,9 +99,15 @@ impl WorkDir {
     }
 }
 
-/// Removes every registered path (a folder with its contents); returns the lock, held, so that
-/// nothing more is registered.
+/// Kills every registered child process, then removes every registered path (a folder with
+/// its contents); returns the lock, held, so that nothing more is registered.
 fn remove_all() -> MutexGuard<'static, Vec<(u64, PathBuf)>> {
+    for (_, child) in children().iter() {
+        let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
+        // It may have ended already: a failed kill is harmless.
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     let list = pending();
     for (_, path) in list.iter() {
         let _ = match std::fs::symlink_metadata(path) {
@@ -96,8 +119,8 @@ fn remove_all() -> MutexGuard<'static, Vec<(u64, PathBuf)>> {
     list
 }
 
-/// Handles SIGINT, SIGTERM and SIGHUP for the rest of the process: on the first one, removes
-/// every registered path and exits with status 128 + the signal's number. The handler is
+/// Handles SIGINT, SIGTERM and SIGHUP for the rest of the process: on the first one, kills
+/// every registered child process, removes every registered path and exits with status 128 + the signal's number. The handler is
 /// signal-hook's (a thread woken through a pipe; the cleanup runs on that thread, not in the
 /// signal handler). Does nothing where signals cannot be handled.
 pub fn install() {
