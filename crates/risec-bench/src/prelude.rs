@@ -11,8 +11,10 @@
 /// * `median_ms(times, n)`: the median of `n` times (sorts them; the mean of the middle two for
 ///   an even `n`);
 /// * `rel_error_t`, `rel_error_add(&e, c, r)`, `rel_error_value(&e)`: the relative error of a
-///   result `c` against a reference `r`, `max |c - r| / max |r|` (`max |c - r|` where the
-///   reference is all zeros); a NaN in the result makes the error NaN.
+///   result `c` against a reference `r`, `max |c - r| / max |r|` over the finite `r`
+///   (`max |c - r|` where those are all zeros); an element equal to the reference's (the same
+///   infinity, or NaN where the reference has NaN) agrees, and any other NaN or infinity makes
+///   the error NaN or infinite.
 pub const PRELUDE: &str = r#"#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,9 +43,10 @@ static inline double median_ms(double *times, int n) {
 }
 typedef struct { double num, den; } rel_error_t;
 static inline void rel_error_add(rel_error_t *e, double c, double r) {
+    if (isfinite(r) && fabs(r) > e->den) e->den = fabs(r);
+    if (c == r || (c != c && r != r)) return; /* equal: the same number, infinity, or both NaN */
     double d = fabs(c - r);
     if (!(d <= e->num)) e->num = d; /* NaN propagates */
-    if (fabs(r) > e->den) e->den = fabs(r);
 }
 static inline double rel_error_value(const rel_error_t *e) { return e->den > 0.0 ? e->num / e->den : e->num; }
 "#;
@@ -60,6 +63,7 @@ mod tests {
              double t[4] = {{4.0, 1.0, 3.0, 2.0}};\n\
              rel_error_t e = {{0.0, 0.0}};\n\
              rel_error_add(&e, 1.5, 2.0); rel_error_add(&e, -4.0, -4.0);\n\
+             rel_error_add(&e, NAN, NAN); rel_error_add(&e, INFINITY, INFINITY);\n\
              float f = next_float(); double u = next_unit(); double n0 = now_ms();\n\
              printf(\"%.2f %.3f %d %d %d\\n\", median_ms(t, 4), rel_error_value(&e), f >= -1.0f && f < 1.0f, u >= 0.0 && u < 1.0, n0 >= 0.0);\n\
              return 0; }}\n"
