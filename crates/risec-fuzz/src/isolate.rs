@@ -192,8 +192,8 @@ fn tail(path: &Path, n: usize) -> String {
 }
 
 /// Runs `case` in a child process (see the module documentation); its files go under
-/// `options.dir`. The child is started by [`start_child`], watched by [`watch`], and its end
-/// classified by [`classify`].
+/// `options.dir`. The child is started by `start_child`, watched by `watch`, and its end
+/// classified by `classify`.
 pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -> Record {
     let limits = watchdog(case, options, isolation);
     let defects = Defects {

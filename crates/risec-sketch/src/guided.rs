@@ -194,7 +194,7 @@ fn normal_form_rules() -> Vec<Rule> {
 
 /// Runs the guide steps on `program`; `progress` is the runner's progress hook of every step
 /// (called with each step's start and then once per iteration). Each step is searched by
-/// [`search_step`]; its result becomes the next step's start, and a step that fails is
+/// `search_step`; its result becomes the next step's start, and a step that fails is
 /// diagnosed.
 pub fn run(
     program: &TypedProgram,
