@@ -497,8 +497,9 @@ fn power(a: Term, n: &Number) -> Result<Term, Diagnostic> {
     })
 }
 
-/// Checks a call of `f` with `arity` arguments (the call at `span`): a built-in (`t`, `sum`,
-/// `rowSums`, `colSums`, `None`) or an elementwise function, of one argument.
+/// Checks a call of `f` with `arity` arguments (the call at `span`): `f` must be a built-in
+/// (`t`, `sum`, `rowSums`, `colSums`: `None`) or an elementwise function (`Some`), of one
+/// argument.
 fn called_function(f: &Name, arity: usize, span: Span) -> Result<Option<Func>, Diagnostic> {
     let builtin = ["t", "sum", "rowSums", "colSums"];
     let func = f.text.parse::<Func>().ok().filter(|f| *f != Func::Inv);

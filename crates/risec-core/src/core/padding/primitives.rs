@@ -234,8 +234,8 @@ fn select<'a>(c: Facts, a: Abs<'a>, b: Abs<'a>) -> R<Abs<'a>> {
 }
 
 /// `split`, `join`, `take`, `drop`, `slide`, `pad`, `padClamp`, `asVector` or `asScalar`
-/// (`fill`: `pad`'s value) of an array whose outer dimension is not rounded up; `join` and
-/// the others of a rounded-up dimension inside it are refused.
+/// (`fill`: `pad`'s value) of an array whose outer dimension is not rounded up (`join` of
+/// rows of a rounded-up length is refused).
 fn unpadded_view<'a>(p: Primitive, arr: Abs<'a>, fill: Option<Abs<'a>>) -> R<Abs<'a>> {
     use Primitive::*;
     let name = p.name();
