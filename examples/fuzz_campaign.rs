@@ -146,6 +146,209 @@ fn print_tally(t: &Tally) {
     }
 }
 
+/// `--table-from FILE…`: the table of the records in those files (one JSON record a line).
+fn table_from(paths: &[String]) {
+    let mut tally = Tally::default();
+    for path in paths {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+            eprintln!("{path}: {e}");
+            std::process::exit(1)
+        });
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match serde_json::from_str::<Record>(line) {
+                Ok(r) => tally.record(r),
+                Err(e) => eprintln!("{path}: a line that is not a record: {e}"),
+            }
+        }
+    }
+    print_tally(&tally);
+}
+
+impl Campaign {
+    /// The campaign the command line asks for (exits on a bad option); its runs' files go
+    /// under `root`.
+    fn from_args(args: &[String], root: &std::path::Path) -> Campaign {
+        let families: Vec<Family> = value(args, "--families")
+            .map(|list| {
+                list.split(',')
+                    .map(|f| {
+                        f.parse().unwrap_or_else(|e: String| {
+                            eprintln!("{e}");
+                            std::process::exit(1)
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_else(|| Family::ALL.to_vec());
+        let memory_cap = value(args, "--memory-cap")
+            .map(|v| {
+                risec_core::support::units::parse_size(v).unwrap_or_else(|e| {
+                    eprintln!("--memory-cap {v}: {e}");
+                    std::process::exit(1)
+                })
+            })
+            .unwrap_or(2 << 30);
+        let records = value(args, "--records").map(|path| {
+            Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .unwrap_or_else(|e| {
+                        eprintln!("{path}: {e}");
+                        std::process::exit(1)
+                    }),
+            )
+        });
+        Campaign {
+            families,
+            cases: arg(args, "--cases", 1000),
+            first: arg(args, "--first-seed", 0),
+            jobs: arg(args, "--jobs", 2).max(1),
+            time: Duration::from_millis(arg(args, "--time-ms", 300)),
+            run_c_every: arg(args, "--run-c-every", 10),
+            isolation: args.iter().any(|a| a == "--isolate").then(|| Isolation {
+                exe: std::env::current_exe().expect("the campaign's own executable"),
+                memory_cap,
+                grace: Duration::from_secs(arg(args, "--grace-s", 5)),
+                checks: Duration::from_secs(20),
+            }),
+            root: root.to_path_buf(),
+            records,
+            defects_dir: value(args, "--defects-dir").map(PathBuf::from),
+        }
+    }
+
+    /// `--replay FAMILY:SEED`: prints the case, writes its files and prints its command, runs
+    /// it (in a child with `--isolate`) and prints its record.
+    fn replay(&self, id: &str) {
+        let (family, seed) = isolate::parse_id(id).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
+        let case = family.draw(seed);
+        println!("{case:#?}");
+        let dir = self.root.join("replay-files");
+        match fuzz::replay::write(&case, &dir, self.time) {
+            Ok(command) => println!("files: {}\ncommand: {command}", dir.display()),
+            Err(e) => println!("files not written: {e}"),
+        }
+        let options = CaseOptions {
+            time: self.time,
+            run_c: true,
+            dir: self.root.join("replay"),
+        };
+        let record = self.run(&case, &options);
+        println!("{record:#?}");
+        // The files stay for the command above; the run's own folder goes.
+        let _ = std::fs::remove_dir_all(&options.dir);
+    }
+}
+
+/// What the workers share: the next run's number, the tally, and (for the watchdog) what
+/// each worker is running.
+#[derive(Clone)]
+struct Shared {
+    campaign: Arc<Campaign>,
+    next: Arc<AtomicU64>,
+    tally: Arc<Mutex<Tally>>,
+    running: Arc<Mutex<Vec<Running>>>,
+    began: Instant,
+}
+
+impl Shared {
+    /// Worker `w`'s loop: takes the next run until all are taken, runs it, reports a defect,
+    /// appends the record to `--records`, tallies it, and every 500 runs prints a progress line.
+    fn work(&self, w: usize) {
+        let campaign = &self.campaign;
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= campaign.cases {
+                self.running.lock().unwrap()[w].0 = None;
+                break;
+            }
+            let (case, options) = campaign.case(i, w);
+            self.running.lock().unwrap()[w] = (Some(case.clone()), Instant::now());
+            let record = campaign.run(&case, &options);
+            if record.class.is_defect() {
+                campaign.report(&case, &record);
+            }
+            if let Some(file) = &campaign.records {
+                let line = serde_json::to_string(&record).expect("a record as JSON");
+                let _ = writeln!(file.lock().unwrap(), "{line}");
+            }
+            let mut t = self.tally.lock().unwrap();
+            t.record(record);
+            let runs = t.runs();
+            if runs % 500 == 0 {
+                eprintln!(
+                    "{runs} runs, {} defects, {} overshoots, {:.0} s",
+                    t.defects.len(),
+                    t.overshoots.len(),
+                    self.began.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+
+    /// In process, a case that runs ten times its budget plus a minute hangs the campaign: it
+    /// is printed with the table so far, and the campaign exits (`--isolate` counts hangs
+    /// instead).
+    fn stop_on_hang(&self) {
+        let campaign = &self.campaign;
+        for (case, since) in self.running.lock().unwrap().iter() {
+            let Some(case) = case else { continue };
+            let limit =
+                case.budget(campaign.time).unwrap_or(campaign.time) * 10 + Duration::from_secs(60);
+            if since.elapsed() > limit {
+                println!(
+                    "HANG: case {} ran {:?} (rerun with --isolate to count hangs): {case:#?}",
+                    case.id(),
+                    since.elapsed()
+                );
+                print_tally(&self.tally.lock().unwrap());
+                std::process::exit(3);
+            }
+        }
+    }
+}
+
+/// Runs the campaign on its workers, watches them (in process) for hangs, and prints the
+/// table and the time taken.
+fn run_campaign(campaign: Arc<Campaign>) {
+    if campaign.isolation.is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
+    let jobs = campaign.jobs as usize;
+    let shared = Shared {
+        campaign,
+        next: Arc::new(AtomicU64::new(0)),
+        tally: Arc::new(Mutex::new(Tally::default())),
+        // In process, the case each worker is running and since when, for the watchdog.
+        running: Arc::new(Mutex::new(vec![(None, Instant::now()); jobs])),
+        began: Instant::now(),
+    };
+    let workers: Vec<_> = (0..jobs)
+        .map(|w| {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || shared.work(w))
+                .unwrap()
+        })
+        .collect();
+    while !workers.iter().all(|w| w.is_finished()) {
+        std::thread::sleep(Duration::from_millis(500));
+        if shared.campaign.isolation.is_some() {
+            continue;
+        }
+        shared.stop_on_hang();
+    }
+    let t = shared.tally.lock().unwrap();
+    print_tally(&t);
+    println!("{:.0} s", shared.began.elapsed().as_secs_f64());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match isolate::run_child(&args) {
@@ -157,171 +360,15 @@ fn main() {
         }
     }
     if let Some(i) = args.iter().position(|a| a == "--table-from") {
-        let mut tally = Tally::default();
-        for path in &args[i + 1..] {
-            let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-                eprintln!("{path}: {e}");
-                std::process::exit(1)
-            });
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                match serde_json::from_str::<Record>(line) {
-                    Ok(r) => tally.record(r),
-                    Err(e) => eprintln!("{path}: a line that is not a record: {e}"),
-                }
-            }
-        }
-        print_tally(&tally);
+        table_from(&args[i + 1..]);
         return;
     }
-    let families: Vec<Family> = value(&args, "--families")
-        .map(|list| {
-            list.split(',')
-                .map(|f| {
-                    f.parse().unwrap_or_else(|e: String| {
-                        eprintln!("{e}");
-                        std::process::exit(1)
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| Family::ALL.to_vec());
-    let memory_cap = value(&args, "--memory-cap")
-        .map(|v| {
-            risec_core::support::units::parse_size(v).unwrap_or_else(|e| {
-                eprintln!("--memory-cap {v}: {e}");
-                std::process::exit(1)
-            })
-        })
-        .unwrap_or(2 << 30);
     let root = std::env::temp_dir().join(format!("risec-fuzz-{}", std::process::id()));
-    let records = value(&args, "--records").map(|path| {
-        Mutex::new(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .unwrap_or_else(|e| {
-                    eprintln!("{path}: {e}");
-                    std::process::exit(1)
-                }),
-        )
-    });
-    let campaign = Arc::new(Campaign {
-        families,
-        cases: arg(&args, "--cases", 1000),
-        first: arg(&args, "--first-seed", 0),
-        jobs: arg(&args, "--jobs", 2).max(1),
-        time: Duration::from_millis(arg(&args, "--time-ms", 300)),
-        run_c_every: arg(&args, "--run-c-every", 10),
-        isolation: args.iter().any(|a| a == "--isolate").then(|| Isolation {
-            exe: std::env::current_exe().expect("the campaign's own executable"),
-            memory_cap,
-            grace: Duration::from_secs(arg(&args, "--grace-s", 5)),
-            checks: Duration::from_secs(20),
-        }),
-        root: root.clone(),
-        records,
-        defects_dir: value(&args, "--defects-dir").map(PathBuf::from),
-    });
+    let campaign = Arc::new(Campaign::from_args(&args, &root));
     if let Some(id) = value(&args, "--replay") {
-        let (family, seed) = isolate::parse_id(id).unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(1)
-        });
-        let case = family.draw(seed);
-        println!("{case:#?}");
-        let dir = root.join("replay-files");
-        match fuzz::replay::write(&case, &dir, campaign.time) {
-            Ok(command) => println!("files: {}\ncommand: {command}", dir.display()),
-            Err(e) => println!("files not written: {e}"),
-        }
-        let options = CaseOptions {
-            time: campaign.time,
-            run_c: true,
-            dir: root.join("replay"),
-        };
-        let record = campaign.run(&case, &options);
-        println!("{record:#?}");
-        // The files stay for the command above; the run's own folder goes.
-        let _ = std::fs::remove_dir_all(&options.dir);
+        campaign.replay(id);
         return;
     }
-    if campaign.isolation.is_none() {
-        std::panic::set_hook(Box::new(|_| {}));
-    }
-    let next = Arc::new(AtomicU64::new(0));
-    let tally = Arc::new(Mutex::new(Tally::default()));
-    // In process, the case each worker is running and since when, for the watchdog.
-    let running: Arc<Mutex<Vec<Running>>> = Arc::new(Mutex::new(vec![
-        (None, Instant::now());
-        campaign.jobs as usize
-    ]));
-    let began = Instant::now();
-    let workers: Vec<_> = (0..campaign.jobs as usize)
-        .map(|w| {
-            let (next, tally, running, campaign) = (
-                next.clone(),
-                tally.clone(),
-                running.clone(),
-                campaign.clone(),
-            );
-            std::thread::Builder::new()
-                .stack_size(64 << 20)
-                .spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= campaign.cases {
-                        running.lock().unwrap()[w].0 = None;
-                        break;
-                    }
-                    let (case, options) = campaign.case(i, w);
-                    running.lock().unwrap()[w] = (Some(case.clone()), Instant::now());
-                    let record = campaign.run(&case, &options);
-                    if record.class.is_defect() {
-                        campaign.report(&case, &record);
-                    }
-                    if let Some(file) = &campaign.records {
-                        let line = serde_json::to_string(&record).expect("a record as JSON");
-                        let _ = writeln!(file.lock().unwrap(), "{line}");
-                    }
-                    let mut t = tally.lock().unwrap();
-                    t.record(record);
-                    let runs = t.runs();
-                    if runs % 500 == 0 {
-                        eprintln!(
-                            "{runs} runs, {} defects, {} overshoots, {:.0} s",
-                            t.defects.len(),
-                            t.overshoots.len(),
-                            began.elapsed().as_secs_f64()
-                        );
-                    }
-                })
-                .unwrap()
-        })
-        .collect();
-    // In process, a case that runs ten times its budget plus a minute hangs the campaign: it
-    // is reported and the campaign stops (`--isolate` counts hangs instead).
-    while !workers.iter().all(|w| w.is_finished()) {
-        std::thread::sleep(Duration::from_millis(500));
-        if campaign.isolation.is_some() {
-            continue;
-        }
-        for (case, since) in running.lock().unwrap().iter() {
-            let Some(case) = case else { continue };
-            let limit =
-                case.budget(campaign.time).unwrap_or(campaign.time) * 10 + Duration::from_secs(60);
-            if since.elapsed() > limit {
-                println!(
-                    "HANG: case {} ran {:?} (rerun with --isolate to count hangs): {case:#?}",
-                    case.id(),
-                    since.elapsed()
-                );
-                print_tally(&tally.lock().unwrap());
-                std::process::exit(3);
-            }
-        }
-    }
-    let t = tally.lock().unwrap();
-    print_tally(&t);
-    println!("{:.0} s", began.elapsed().as_secs_f64());
+    run_campaign(campaign);
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -2,28 +2,26 @@
 //! lines and step summaries on standard error, the result as Rise or C, and `--stats`.
 
 use super::args::{Emit, MainJob};
+use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
 use crate::support::budget::Stage;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
-/// Runs `risec PROGRAM.rise --sketch FILE.sk …` and returns its exit status.
+/// Prints `msg` (an error) on standard error and returns exit status 1.
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("{}", msg.trim_end_matches('\n'));
+    ExitCode::from(1)
+}
+
+/// Runs `risec PROGRAM.rise --sketch FILE.sk …` and returns its exit status: the arguments
+/// checked, the program and sketch loaded, the outputs checked, the search run, and its
+/// result written ([`write_result`]).
 pub(super) fn main_job(job: MainJob) -> ExitCode {
-    use crate::eqsat::stats::{RunInput, RunStats, SearchStats};
-    let fail = |msg: &str| {
-        eprintln!("{}", msg.trim_end_matches('\n'));
-        ExitCode::from(1)
+    let (program, sketch, emit_c) = match check_arguments(&job) {
+        Ok(checked) => checked,
+        Err(e) => return fail(&e),
     };
-    let Some(program) = job.program.as_deref() else {
-        return fail("error: no program given\n  usage: risec PROGRAM.rise --sketch FILE.sk [-o OUT]   (see `risec --help`)");
-    };
-    let Some(sketch) = job.sketch.as_deref() else {
-        return fail(&format!(
-            "error: no sketch given: `risec {program} --sketch FILE.sk` (the sketches of sketches/ are examples)"
-        ));
-    };
-    let emit_c = job.emit == Emit::C || job.output.as_deref().is_some_and(|o| o.ends_with(".c"));
-    if job.size.is_some() && !emit_c {
-        return fail("error: `--size` compiles sizes into C: use it with `--emit c` or `-o OUT.c`");
-    }
     let started = std::time::Instant::now();
     let memory = job
         .memory
@@ -69,138 +67,21 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
     if let Err(e) = options.budget.check(Stage::LoadingSketch) {
         return fail(&format!("error: {e}"));
     }
-    // No output may replace an input: the program, the sketch file or a file it imports.
-    let mut outputs: Vec<std::path::PathBuf> = Vec::new();
-    if let Some(out) = &job.output {
-        outputs.push(out.into());
-        if emit_c {
-            outputs.push(crate::backend_c::files::header_path(std::path::Path::new(
-                out,
-            )));
-        }
-    }
-    outputs.extend(job.stats.iter().map(std::path::PathBuf::from));
-    outputs.extend(job.explain.iter().map(std::path::PathBuf::from));
-    let outputs: Vec<&std::path::Path> = outputs.iter().map(|o| o.as_path()).collect();
-    let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(program))
-        .chain(files.iter().map(|f| f.as_path()))
-        .collect();
-    if let Err(e) = crate::support::output::check_not_inputs(&outputs, &inputs) {
-        return fail(&e.to_string());
-    }
-    // Unwritable outputs fail now rather than after the search; a C file that is a device or
-    // a FIFO needs a header that is one too (see `check_writable_pair`).
-    let writable = outputs
-        .iter()
-        .try_for_each(|o| crate::support::output::check_writable(o))
-        .and_then(|()| match (&job.output, emit_c) {
-            (Some(out), true) => {
-                let out = std::path::Path::new(out);
-                let header = crate::backend_c::files::header_path(out);
-                crate::support::output::check_writable_pair(out, &header)
-            }
-            _ => Ok(()),
-        });
-    if let Err(e) = writable {
-        return fail(&e.to_string());
+    if let Err(e) = check_outputs(&job, program, &files, emit_c) {
+        return fail(&e);
     }
     let result = crate::optimize_with_progress(&p, &steps, &options, &mut progress);
     let total = started.elapsed();
-    let total_ms = total.as_secs_f64() * 1e3;
-    let write_stats = |steps: &[SearchStats], facts: &[String]| {
-        if let Some(path) = &job.stats {
-            let input = RunInput::Sketch {
-                program: program.to_string(),
-                sketch: sketch.to_string(),
-            };
-            let stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), total);
-            let text = crate::eqsat::stats::to_json(&stats);
-            if let Err(e) =
-                crate::support::output::write_atomically(std::path::Path::new(path), &text)
-            {
-                eprintln!("{e}");
-                return false;
-            }
-        }
-        true
+    let stats = Stats {
+        job: &job,
+        program,
+        sketch,
+        total,
     };
     match result {
-        Ok(done) => {
-            if !quiet {
-                for s in &done.steps {
-                    eprintln!("{}", s.step_line());
-                }
-                eprintln!(
-                    "total {:.1} ms; the result relies on: {}",
-                    total_ms,
-                    if done.facts.is_empty() {
-                        "no divisibility facts".to_string()
-                    } else {
-                        done.facts.join(", ")
-                    }
-                );
-            }
-            if !write_stats(&done.steps, &done.facts) {
-                return ExitCode::from(1);
-            }
-            if let Some(path) = &job.explain {
-                let text = explanation_text(&p, &done.explanations);
-                if let Err(e) =
-                    crate::support::output::write_atomically(std::path::Path::new(path), &text)
-                {
-                    return fail(&e.to_string());
-                }
-            }
-            if emit_c {
-                let out = job.output.as_deref().map(std::path::Path::new);
-                let size = job.size.as_deref();
-                let generated = options
-                    .budget
-                    .check(Stage::GeneratingC)
-                    .map_err(|e| format!("error: {e}"))
-                    .and_then(|()| {
-                        crate::backend_c::files::compile_to_files(
-                            &done.program,
-                            out,
-                            size,
-                            job.exact_sizes,
-                        )
-                        .inspect(|(c, _)| super::print_codegen_warnings(&c.warnings))
-                        .map_err(|e| {
-                            e.in_source_file(std::path::Path::new(program), false)
-                                .to_string()
-                        })
-                    });
-                return match generated {
-                    Ok((_, text)) => {
-                        if out.is_none() {
-                            print!("{text}");
-                        } else if !quiet {
-                            eprint!("{text}");
-                        }
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(&e),
-                };
-            }
-            match &job.output {
-                Some(path) => {
-                    match crate::support::output::write_atomically(
-                        std::path::Path::new(path),
-                        &done.source,
-                    ) {
-                        Ok(()) => ExitCode::SUCCESS,
-                        Err(e) => fail(&e.to_string()),
-                    }
-                }
-                None => {
-                    print!("{}", done.source);
-                    ExitCode::SUCCESS
-                }
-            }
-        }
+        Ok(done) => write_result(&job, &p, &done, &stats, emit_c, &options),
         Err(crate::Error::NotFound(nf)) => {
-            write_stats(&nf.steps, &[]);
+            stats.write(&nf.steps, &[]);
             eprint!("{}", nf.message());
             ExitCode::from(2)
         }
@@ -209,6 +90,175 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             fail(&e.to_string())
         }
         Err(e) => fail(&e.to_string()),
+    }
+}
+
+/// The program and sketch paths, and whether C is written (`--emit c`, or `-o` a `.c` file);
+/// or the usage error.
+fn check_arguments(job: &MainJob) -> Result<(&str, &str, bool), String> {
+    let Some(program) = job.program.as_deref() else {
+        return Err("error: no program given\n  usage: risec PROGRAM.rise --sketch FILE.sk [-o OUT]   (see `risec --help`)".into());
+    };
+    let Some(sketch) = job.sketch.as_deref() else {
+        return Err(format!(
+            "error: no sketch given: `risec {program} --sketch FILE.sk` (the sketches of sketches/ are examples)"
+        ));
+    };
+    let emit_c = job.emit == Emit::C || job.output.as_deref().is_some_and(|o| o.ends_with(".c"));
+    if job.size.is_some() && !emit_c {
+        return Err(
+            "error: `--size` compiles sizes into C: use it with `--emit c` or `-o OUT.c`".into(),
+        );
+    }
+    Ok((program, sketch, emit_c))
+}
+
+/// Checks, before the search, that no output replaces an input (the program, the sketch file
+/// or a file it imports, `files`) and that every output can be written.
+fn check_outputs(
+    job: &MainJob,
+    program: &str,
+    files: &[PathBuf],
+    emit_c: bool,
+) -> Result<(), String> {
+    // No output may replace an input: the program, the sketch file or a file it imports.
+    let mut outputs: Vec<PathBuf> = Vec::new();
+    if let Some(out) = &job.output {
+        outputs.push(out.into());
+        if emit_c {
+            outputs.push(crate::backend_c::files::header_path(Path::new(out)));
+        }
+    }
+    outputs.extend(job.stats.iter().map(PathBuf::from));
+    outputs.extend(job.explain.iter().map(PathBuf::from));
+    let outputs: Vec<&Path> = outputs.iter().map(|o| o.as_path()).collect();
+    let inputs: Vec<&Path> = std::iter::once(Path::new(program))
+        .chain(files.iter().map(|f| f.as_path()))
+        .collect();
+    crate::support::output::check_not_inputs(&outputs, &inputs).map_err(|e| e.to_string())?;
+    // Unwritable outputs fail now rather than after the search; a C file that is a device or
+    // a FIFO needs a header that is one too (see `check_writable_pair`).
+    outputs
+        .iter()
+        .try_for_each(|o| crate::support::output::check_writable(o))
+        .and_then(|()| match (&job.output, emit_c) {
+            (Some(out), true) => {
+                let out = Path::new(out);
+                let header = crate::backend_c::files::header_path(out);
+                crate::support::output::check_writable_pair(out, &header)
+            }
+            _ => Ok(()),
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// What `--stats FILE` writes: the run's input, its steps' statistics, the facts the result
+/// relies on, and the total time.
+struct Stats<'a> {
+    job: &'a MainJob,
+    program: &'a str,
+    sketch: &'a str,
+    total: Duration,
+}
+
+impl Stats<'_> {
+    /// Writes the statistics of `steps` (and the result's `facts`) with `--stats`; `false`
+    /// (the error printed) when the file cannot be written.
+    fn write(&self, steps: &[SearchStats], facts: &[String]) -> bool {
+        if let Some(path) = &self.job.stats {
+            let input = RunInput::Sketch {
+                program: self.program.to_string(),
+                sketch: self.sketch.to_string(),
+            };
+            let stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), self.total);
+            let text = crate::eqsat::stats::to_json(&stats);
+            if let Err(e) = crate::support::output::write_atomically(Path::new(path), &text) {
+                eprintln!("{e}");
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// After a successful search: the step summaries and the total (unless `--quiet`), the
+/// statistics and the explanation, then the result as C or as Rise.
+fn write_result(
+    job: &MainJob,
+    p: &crate::core::TypedProgram,
+    done: &crate::pipeline::Optimized,
+    stats: &Stats,
+    emit_c: bool,
+    options: &crate::sketch::guided::SearchOptions,
+) -> ExitCode {
+    if !job.quiet {
+        for s in &done.steps {
+            eprintln!("{}", s.step_line());
+        }
+        eprintln!(
+            "total {:.1} ms; the result relies on: {}",
+            stats.total.as_secs_f64() * 1e3,
+            if done.facts.is_empty() {
+                "no divisibility facts".to_string()
+            } else {
+                done.facts.join(", ")
+            }
+        );
+    }
+    if !stats.write(&done.steps, &done.facts) {
+        return ExitCode::from(1);
+    }
+    if let Some(path) = &job.explain {
+        let text = explanation_text(p, &done.explanations);
+        if let Err(e) = crate::support::output::write_atomically(Path::new(path), &text) {
+            return fail(&e.to_string());
+        }
+    }
+    if emit_c {
+        return write_c(job, stats.program, done, options);
+    }
+    match &job.output {
+        Some(path) => match crate::support::output::write_atomically(Path::new(path), &done.source)
+        {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e.to_string()),
+        },
+        None => {
+            print!("{}", done.source);
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The result compiled to C (within what is left of the budget): written to `-o` and its
+/// header, or printed; the compiler's warnings printed.
+fn write_c(
+    job: &MainJob,
+    program: &str,
+    done: &crate::pipeline::Optimized,
+    options: &crate::sketch::guided::SearchOptions,
+) -> ExitCode {
+    let out = job.output.as_deref().map(Path::new);
+    let size = job.size.as_deref();
+    let generated = options
+        .budget
+        .check(Stage::GeneratingC)
+        .map_err(|e| format!("error: {e}"))
+        .and_then(|()| {
+            crate::backend_c::files::compile_to_files(&done.program, out, size, job.exact_sizes)
+                .inspect(|(c, _)| super::print_codegen_warnings(&c.warnings))
+                .map_err(|e| e.in_source_file(Path::new(program), false).to_string())
+        });
+    match generated {
+        Ok((_, text)) => {
+            if out.is_none() {
+                print!("{text}");
+            } else if !job.quiet {
+                eprint!("{text}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
     }
 }
 

@@ -107,55 +107,34 @@ fn emit_unnamed(
     program: &TypedProgram,
     options: &CodegenOptions,
 ) -> Result<CProgram, CodegenError> {
-    let fname = c_identifier(
-        options.function_name.as_deref().unwrap_or(&program.name),
-        &|_| false,
-    );
-    // The names every parameter and local must differ from: the function's, its kept
-    // temporaries', and the output's.
-    let mut reserved: Vec<String> = vec![
-        fname.clone(),
-        format!("{fname}_temps"),
-        format!("{fname}_temps_busy"),
-        format!("{fname}_release_temporaries"),
-        format!("{fname}_tiles"),
-        format!("{fname}_edges"),
-        "out".into(),
-    ];
+    let names = CNames::of(program, options);
     let entry = Entry::of(program)?;
 
     // Sizes: symbolic parameters, or compiled in after checking them.
-    let mut size_names: Vec<String> = Vec::new();
-    for s in &program.size_params {
-        let n = c_identifier(s, &|n| reserved.iter().any(|r| r == n));
-        reserved.push(n.clone());
-        size_names.push(n);
-    }
     let bindings: Vec<SizeBinding> = match &options.sizes {
-        None => size_names.iter().cloned().map(SizeBinding::Named).collect(),
+        None => names
+            .sizes
+            .iter()
+            .cloned()
+            .map(SizeBinding::Named)
+            .collect(),
         Some(values) => {
             check_sizes(program, values)?;
             values.iter().map(|v| SizeBinding::Value(*v)).collect()
         }
     };
-    let mut param_names: Vec<String> = Vec::new();
-    for p in &program.value_params {
-        let n = c_identifier(p, &|n| reserved.iter().any(|r| r == n));
-        reserved.push(n.clone());
-        param_names.push(n);
-    }
-    let mut sized = Translator::new(bindings.clone(), &reserved);
+    let mut sized = Translator::new(bindings.clone(), &names.reserved);
     sized.facts = program.facts.clone();
-    let c_params = body::c_parameters(&param_names, &entry.param_types, &sized)?;
+    let c_params = body::c_parameters(&names.params, &entry.param_types, &sized)?;
     let out_scalar = body::out_scalar(&entry.result)?;
     let main = body::translate(
         program,
         &entry,
         Setting {
             sizes: bindings,
-            reserved: &reserved,
-            param_names: &param_names,
-            edge_inputs: vec![None; param_names.len()],
+            reserved: &names.reserved,
+            param_names: &names.params,
+            edge_inputs: vec![None; names.params.len()],
             edge_out: None,
             wide_scalars: options.wide_scalars,
         },
@@ -170,75 +149,182 @@ fn emit_unnamed(
     } else {
         Vec::new()
     };
-
-    // Sizes that violate the facts: rounded up (`plan`: inside an edges kernel, or on copies),
-    // or refused.
-    let mut plan = None;
-    let mut edges_kernel = None;
-    let size_handling = if options.sizes.is_some() || fact_checks.iter().all(|(_, d, _)| *d == 1) {
-        SizeHandling::Any
-    } else if options.exact_sizes {
-        SizeHandling::Exact(None)
-    } else {
-        match edges::plan(program, &size_names, &fact_checks) {
-            Ok(p) => {
-                let multiples = size_names
-                    .iter()
-                    .zip(&p.multiples)
-                    .filter_map(|(n, m)| m.map(|m| (n.clone(), m)))
-                    .collect();
-                let built = edges::kernel::build(
-                    program,
-                    &entry,
-                    &edges::kernel::Context {
-                        size_names: &size_names,
-                        param_names: &param_names,
-                        reserved: &reserved,
-                        plan: &p,
-                        wide_scalars: options.wide_scalars,
-                    },
-                );
-                plan = Some(p);
-                let rounding = match built {
-                    Ok(k) => {
-                        edges_kernel = Some(k);
-                        Rounding::InKernel
-                    }
-                    Err(why) => Rounding::Copies(why),
-                };
-                SizeHandling::RoundedUp(multiples, rounding)
-            }
-            Err(why) => SizeHandling::Exact(Some(why)),
-        }
-    };
-    let rounded = plan.is_some();
-    let kernel_name = if rounded {
-        format!("{fname}_tiles")
-    } else {
-        fname.clone()
-    };
-    let edges_name = format!("{fname}_edges");
+    let rounded = round_sizes(program, options, &entry, &names, &fact_checks);
 
     // Signature.
+    let fname = &names.function;
     let mut sig_params: Vec<String> = Vec::new();
     if options.sizes.is_none() {
-        sig_params.extend(size_names.iter().map(|n| format!("int {n}")));
+        sig_params.extend(names.sizes.iter().map(|n| format!("int {n}")));
     }
     sig_params.push(format!("{} *restrict out", scalar_c_name(out_scalar)));
     sig_params.extend(c_params);
-    let signature = format!("int {fname}({})", sig_params.join(", "));
-    let static_signature = |name: &str| format!("static int {name}({})", sig_params.join(", "));
+    let params = sig_params.join(", ");
+    let signature = format!("int {fname}({params})");
+    let doc = doc_comment(program, options, &rounded.handling);
+    let edge_temps = rounded
+        .kernel
+        .as_ref()
+        .map_or(0, |k| k.translated.temps.len());
+    let header = header_text(fname, &doc, &signature, main.temps.len() + edge_temps);
+    let source = c_file(&CFile {
+        program,
+        options,
+        names: &names,
+        entry: &entry,
+        main: &main,
+        fact_checks: &fact_checks,
+        rounded: &rounded,
+        params: &params,
+        signature: &signature,
+        doc: &doc,
+    })?;
+    let mut warnings = main.warnings.clone();
+    for w in rounded.kernel.iter().flat_map(|k| &k.translated.warnings) {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
+    Ok(CProgram {
+        source,
+        header,
+        function_name: names.function,
+        signature,
+        sizes: rounded.handling,
+        warnings,
+    })
+}
 
-    let mut doc = match &size_handling {
+/// The C names of the function, its sizes and its value parameters, and the names every
+/// parameter and local must differ from.
+struct CNames {
+    /// The function's name.
+    function: String,
+    /// The names taken: the function's, its kept temporaries', the output's, then the sizes'
+    /// and the parameters'.
+    reserved: Vec<String>,
+    /// The size parameters' names, outermost first.
+    sizes: Vec<String>,
+    /// The value parameters' names, outermost first.
+    params: Vec<String>,
+}
+
+impl CNames {
+    /// Names the function (`options.function_name`, or the definition's name), then its sizes
+    /// and its value parameters, each away from every name taken before it.
+    fn of(program: &TypedProgram, options: &CodegenOptions) -> CNames {
+        let fname = c_identifier(
+            options.function_name.as_deref().unwrap_or(&program.name),
+            &|_| false,
+        );
+        // The names every parameter and local must differ from: the function's, its kept
+        // temporaries', and the output's.
+        let mut reserved: Vec<String> = vec![
+            fname.clone(),
+            format!("{fname}_temps"),
+            format!("{fname}_temps_busy"),
+            format!("{fname}_release_temporaries"),
+            format!("{fname}_tiles"),
+            format!("{fname}_edges"),
+            "out".into(),
+        ];
+        let mut take = |name: &str| {
+            let n = c_identifier(name, &|n| reserved.iter().any(|r| r == n));
+            reserved.push(n.clone());
+            n
+        };
+        let sizes: Vec<String> = program.size_params.iter().map(|s| take(s)).collect();
+        let params: Vec<String> = program.value_params.iter().map(|p| take(p)).collect();
+        CNames {
+            function: fname,
+            reserved,
+            sizes,
+            params,
+        }
+    }
+}
+
+/// What the function does with sizes that violate the facts, with the rounding plan and the
+/// edges kernel (translated) when it rounds them up.
+struct RoundedSizes {
+    handling: SizeHandling,
+    plan: Option<edges::Plan>,
+    kernel: Option<edges::kernel::EdgesKernel>,
+}
+
+/// Sizes that violate the facts: rounded up (`plan`: inside an edges kernel, or on copies),
+/// or refused. Compiled-in sizes and programs that rely on no fact take any size.
+fn round_sizes(
+    program: &TypedProgram,
+    options: &CodegenOptions,
+    entry: &Entry,
+    names: &CNames,
+    fact_checks: &[(Ix, i64, String)],
+) -> RoundedSizes {
+    let exact = |why: Option<String>| RoundedSizes {
+        handling: SizeHandling::Exact(why),
+        plan: None,
+        kernel: None,
+    };
+    if options.sizes.is_some() || fact_checks.iter().all(|(_, d, _)| *d == 1) {
+        return RoundedSizes {
+            handling: SizeHandling::Any,
+            plan: None,
+            kernel: None,
+        };
+    }
+    if options.exact_sizes {
+        return exact(None);
+    }
+    let p = match edges::plan(program, &names.sizes, fact_checks) {
+        Ok(p) => p,
+        Err(why) => return exact(Some(why)),
+    };
+    let multiples = names
+        .sizes
+        .iter()
+        .zip(&p.multiples)
+        .filter_map(|(n, m)| m.map(|m| (n.clone(), m)))
+        .collect();
+    let built = edges::kernel::build(
+        program,
+        entry,
+        &edges::kernel::Context {
+            size_names: &names.sizes,
+            param_names: &names.params,
+            reserved: &names.reserved,
+            plan: &p,
+            wide_scalars: options.wide_scalars,
+        },
+    );
+    let (rounding, kernel) = match built {
+        Ok(k) => (Rounding::InKernel, Some(k)),
+        Err(why) => (Rounding::Copies(why), None),
+    };
+    RoundedSizes {
+        handling: SizeHandling::RoundedUp(multiples, rounding),
+        plan: Some(p),
+        kernel,
+    }
+}
+
+/// The comment above the function's declaration: what it computes, which sizes it takes and
+/// what it returns; and the sizes compiled in, if any.
+fn doc_comment(
+    program: &TypedProgram,
+    options: &CodegenOptions,
+    handling: &SizeHandling,
+) -> String {
+    let mut doc = match handling {
         SizeHandling::RoundedUp(_, Rounding::InKernel) => format!(
             "/* `{}` compiled by risec from Rise.\n * Takes any positive sizes: sizes the tiles do not divide are rounded up\n * ({}) inside the kernel: reads past the\n * arrays give zero, writes past `out` are skipped, and so is work that only writes there.\n * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large\n * for int indices, 2 when a temporary cannot be allocated. On a non-zero return `out` is\n * left untouched. */\n",
             program.name,
-            size_handling.multiples_text()
+            handling.multiples_text()
         ),
         SizeHandling::RoundedUp(_, Rounding::Copies(_)) => format!(
             "/* `{}` compiled by risec from Rise.\n * Takes any positive sizes: sizes the tiles do not divide are rounded up\n * ({}), the inputs copied into zero-padded\n * buffers and the result's corner copied back.\n * Returns 0 on success; 1 when a size is not positive, 3 when an array is too large\n * for int indices, 2 when a buffer cannot be allocated. On a non-zero return `out` is\n * left untouched. */\n",
             program.name,
-            size_handling.multiples_text()
+            handling.multiples_text()
         ),
         _ => format!(
             "/* `{}` compiled by risec from Rise.\n * Returns 0 on success; 1 when a size is not positive or violates a divisibility\n * fact the program relies on, 3 when an array is too large for int indices, 2 when a\n * temporary cannot be allocated. On a non-zero return `out` is left untouched. */\n",
@@ -254,10 +340,12 @@ fn emit_unnamed(
             .collect();
         let _ = writeln!(doc, "/* Sizes compiled in: {}. */", assignment.join(", "));
     }
-    let edge_temps = edges_kernel
-        .as_ref()
-        .map_or(0, |k| k.translated.temps.len());
-    let all_temps = main.temps.len() + edge_temps;
+    doc
+}
+
+/// The header: the function's declaration under its comment, and the declaration of
+/// `…_release_temporaries` when the function keeps temporaries (`all_temps` of them).
+fn header_text(fname: &str, doc: &str, signature: &str, all_temps: usize) -> String {
     let guard = format!("RISEC_{}_H", fname.to_uppercase());
     let release = if all_temps == 0 {
         String::new()
@@ -266,44 +354,170 @@ fn emit_unnamed(
             "/* Frees the temporaries `{fname}` keeps between calls (they are reused by the next\n * call; compile with -DRISE_FRESH_TEMPORARIES to allocate them on every call instead).\n * Do not call it while `{fname}` runs. */\nvoid {fname}_release_temporaries(void);\n\n"
         )
     };
-    let header = format!(
+    format!(
         "#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n{doc}{signature};\n\n{release}#endif /* {guard} */\n"
-    );
+    )
+}
 
-    // The checks on entry (overflow-proof, see `guards`): sizes positive, facts.
+/// What the `.c` file is made of.
+struct CFile<'a> {
+    program: &'a TypedProgram,
+    options: &'a CodegenOptions,
+    names: &'a CNames,
+    entry: &'a Entry<'a>,
+    /// The main kernel's body.
+    main: &'a Translated,
+    /// The facts as numerator, denominator and source text (symbolic sizes only).
+    fact_checks: &'a [(Ix, i64, String)],
+    rounded: &'a RoundedSizes,
+    /// The parameters of the signature, as C.
+    params: &'a str,
+    signature: &'a str,
+    /// The comment above the function.
+    doc: &'a str,
+}
+
+/// The `.c` file: its preamble, the main kernel, the edges kernel, and the wrapper that
+/// rounds sizes up.
+fn c_file(f: &CFile) -> Result<String, CodegenError> {
+    let fname = &f.names.function;
+    let (mut entry_checks, mut checked_arithmetic) =
+        entry_checks(f.options, &f.names.sizes, f.fact_checks);
+    // The main kernel, then the edges kernel: their overflow checks first, since whether the
+    // file needs the checked helpers depends on them.
+    let (main_overflow, checked) = overflow_check(f.main)?;
+    checked_arithmetic |= checked;
+    let edges_overflow = match &f.rounded.kernel {
+        Some(k) => {
+            let (line, checked) = overflow_check(&k.translated)?;
+            checked_arithmetic |= checked;
+            line
+        }
+        None => None,
+    };
+    let mut src = preamble(f, checked_arithmetic);
+    let static_signature = |name: &str| format!("static int {name}({})", f.params);
+    let kernel_name = if f.rounded.plan.is_some() {
+        format!("{fname}_tiles")
+    } else {
+        fname.clone()
+    };
+    let edges_name = format!("{fname}_edges");
+    let opening = if f.rounded.plan.is_some() {
+        format!(
+            "/* The kernel: sizes that satisfy its divisibility facts only. */\n{}",
+            static_signature(&kernel_name)
+        )
+    } else {
+        format!("{}{}", f.doc, f.signature)
+    };
+    entry_checks.extend(main_overflow);
+    src.push_str(&kernel_function(&KernelFunction {
+        fname,
+        opening: &opening,
+        checks: &entry_checks,
+        translated: f.main,
+        first_slot: 0,
+        param_names: &f.names.params,
+    }));
+    if let Some(k) = &f.rounded.kernel {
+        let mut checks = k.prelude.clone();
+        checks.extend(edges_overflow);
+        let opening = format!(
+            "\n/* The kernel at sizes rounded up to its tiles' multiples ({}), on the caller's\n * arrays: reads past them give zero, writes past `out` are skipped, and so are the loop\n * iterations that only write there. */\n{}",
+            f.rounded.handling.multiples_text(),
+            static_signature(&edges_name)
+        );
+        src.push_str(&kernel_function(&KernelFunction {
+            fname,
+            opening: &opening,
+            checks: &checks,
+            translated: &k.translated,
+            first_slot: f.main.temps.len(),
+            param_names: &f.names.params,
+        }));
+    }
+    if let Some(plan) = &f.rounded.plan {
+        let params: Vec<(String, Type)> = f
+            .names
+            .params
+            .iter()
+            .cloned()
+            .zip(f.entry.param_types.iter().cloned())
+            .collect();
+        src.push('\n');
+        src.push_str(&edges::wrapper(
+            &edges::Kernel {
+                program: f.program,
+                name: fname,
+                signature: f.signature,
+                kernel: &kernel_name,
+                edges: f.rounded.kernel.as_ref().map(|_| edges_name.as_str()),
+                size_names: &f.names.sizes,
+                params: &params,
+                result: &f.entry.result,
+                plan,
+            },
+            f.doc,
+        )?);
+    }
+    Ok(src)
+}
+
+/// The checks on entry (overflow-proof, see `guards`): sizes positive, facts; and whether they
+/// use the checked helpers. None when the sizes are compiled in.
+fn entry_checks(
+    options: &CodegenOptions,
+    size_names: &[String],
+    fact_checks: &[(Ix, i64, String)],
+) -> (Vec<String>, bool) {
     let mut entry_checks: Vec<String> = Vec::new();
     let mut checked_arithmetic = false;
     if options.sizes.is_none() && !size_names.is_empty() {
         let positive: Vec<String> = size_names.iter().map(|n| format!("{n} <= 0")).collect();
         entry_checks.push(format!("    if ({}) return 1;", positive.join(" || ")));
-        for (numerator, denominator, text) in &fact_checks {
+        for (numerator, denominator, text) in fact_checks {
             let (lines, checked) = guards::fact_lines(numerator, *denominator, text);
             entry_checks.extend(lines);
             checked_arithmetic |= checked;
         }
     }
+    (entry_checks, checked_arithmetic)
+}
+
+/// The `.c` file up to the kernels: includes, vector helpers, the heap temporaries' allocator
+/// and kept slots, and the helpers the kernels use (checked arithmetic when
+/// `checked_arithmetic`, trimmed loops, lane selection).
+fn preamble(f: &CFile, checked_arithmetic: bool) -> String {
+    let fname = &f.names.function;
+    let edges_kernel = &f.rounded.kernel;
     let mut src = String::new();
     let _ = writeln!(src, "/* Generated by risec: do not edit. */");
-    let header_name = if options.header_name.is_empty() {
+    let header_name = if f.options.header_name.is_empty() {
         format!("{fname}.h")
     } else {
-        options.header_name.clone()
+        f.options.header_name.clone()
     };
     let _ = writeln!(src, "#include \"{header_name}\"\n");
     let _ = writeln!(
         src,
         "#include <limits.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
     );
-    let mut vectors = main.vectors.clone();
-    if let Some(k) = &edges_kernel {
+    let mut vectors = f.main.vectors.clone();
+    if let Some(k) = edges_kernel {
         vectors.extend(k.translated.vectors.iter().copied());
     }
     for v in &vectors {
         src.push_str(&vector_helpers(*v, edges_kernel.is_some()));
     }
+    let edge_temps = edges_kernel
+        .as_ref()
+        .map_or(0, |k| k.translated.temps.len());
+    let all_temps = f.main.temps.len() + edge_temps;
     if all_temps > 0 {
         src.push_str(TEMP_ALLOC);
-        let per_thread = main
+        let per_thread = f
+            .main
             .temps
             .iter()
             .chain(edges_kernel.iter().flat_map(|k| &k.translated.temps))
@@ -323,18 +537,6 @@ fn emit_unnamed(
              }}\n"
         );
     }
-    // The main kernel, then the edges kernel: their overflow checks first, since whether the
-    // file needs the checked helpers depends on them.
-    let (main_overflow, checked) = overflow_check(&main)?;
-    checked_arithmetic |= checked;
-    let edges_overflow = match &edges_kernel {
-        Some(k) => {
-            let (line, checked) = overflow_check(&k.translated)?;
-            checked_arithmetic |= checked;
-            line
-        }
-        None => None,
-    };
     if checked_arithmetic {
         src.push_str(guards::CHECKED_HELPERS);
     }
@@ -348,83 +550,14 @@ fn emit_unnamed(
         }
         found
     };
-    if selects(&main.stmts)
+    if selects(&f.main.stmts)
         || edges_kernel
             .as_ref()
             .is_some_and(|k| selects(&k.translated.stmts))
     {
         src.push_str(SELECT);
     }
-    let opening = if rounded {
-        format!(
-            "/* The kernel: sizes that satisfy its divisibility facts only. */\n{}",
-            static_signature(&kernel_name)
-        )
-    } else {
-        format!("{doc}{signature}")
-    };
-    entry_checks.extend(main_overflow);
-    src.push_str(&kernel_function(&KernelFunction {
-        fname: &fname,
-        opening: &opening,
-        checks: &entry_checks,
-        translated: &main,
-        first_slot: 0,
-        param_names: &param_names,
-    }));
-    if let Some(k) = &edges_kernel {
-        let mut checks = k.prelude.clone();
-        checks.extend(edges_overflow);
-        let opening = format!(
-            "\n/* The kernel at sizes rounded up to its tiles' multiples ({}), on the caller's\n * arrays: reads past them give zero, writes past `out` are skipped, and so are the loop\n * iterations that only write there. */\n{}",
-            size_handling.multiples_text(),
-            static_signature(&edges_name)
-        );
-        src.push_str(&kernel_function(&KernelFunction {
-            fname: &fname,
-            opening: &opening,
-            checks: &checks,
-            translated: &k.translated,
-            first_slot: main.temps.len(),
-            param_names: &param_names,
-        }));
-    }
-    if let Some(plan) = &plan {
-        let params: Vec<(String, Type)> = param_names
-            .iter()
-            .cloned()
-            .zip(entry.param_types.iter().cloned())
-            .collect();
-        src.push('\n');
-        src.push_str(&edges::wrapper(
-            &edges::Kernel {
-                program,
-                name: &fname,
-                signature: &signature,
-                kernel: &kernel_name,
-                edges: edges_kernel.as_ref().map(|_| edges_name.as_str()),
-                size_names: &size_names,
-                params: &params,
-                result: &entry.result,
-                plan,
-            },
-            &doc,
-        )?);
-    }
-    let mut warnings = main.warnings.clone();
-    for w in edges_kernel.iter().flat_map(|k| &k.translated.warnings) {
-        if !warnings.contains(w) {
-            warnings.push(w.clone());
-        }
-    }
-    Ok(CProgram {
-        source: src,
-        header,
-        function_name: fname,
-        signature,
-        sizes: size_handling,
-        warnings,
-    })
+    src
 }
 
 /// The check that every array's element count (the caller's arrays and the temporaries) fits

@@ -192,42 +192,85 @@ fn tail(path: &Path, n: usize) -> String {
 }
 
 /// Runs `case` in a child process (see the module documentation); its files go under
-/// `options.dir`.
+/// `options.dir`. The child is started by `start_child`, watched by `watch`, and its end
+/// classified by `classify`.
 pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -> Record {
-    let (run_limit, check_limit) = watchdog(case, options, isolation);
-    let budget = case.budget(options.time);
-    let cap = case
-        .settings
-        .address_space
-        .map_or(isolation.memory_cap, |a| a.min(isolation.memory_cap));
-    let defect = |class: Class, outcome: &str, detail: String, elapsed: Duration| Record {
-        family: case.family,
-        seed: case.seed,
-        origin: case.origin.clone(),
-        class,
-        outcome: outcome.to_string(),
-        detail,
-        elapsed_ms: elapsed.as_secs_f64() * 1e3,
-        budget_ms: budget.map(|b| b.as_secs_f64() * 1e3),
+    let limits = watchdog(case, options, isolation);
+    let defects = Defects {
+        case,
+        budget: case.budget(options.time),
     };
     let failed = |e: std::io::Error| {
-        defect(
+        defects.record(
             Class::Other,
             "child not started",
             e.to_string(),
             Duration::ZERO,
         )
     };
-    if let Err(e) = std::fs::create_dir_all(&options.dir) {
-        return failed(e);
+    let mut child = match start_child(case, options, isolation) {
+        Ok(c) => c,
+        Err(e) => return failed(e),
+    };
+    let ended = match watch(&mut child, limits) {
+        Ok(ended) => ended,
+        Err(e) => return failed(e),
+    };
+    classify(&defects, &child, &ended, limits)
+}
+
+/// Makes the records of the defects the parent finds in a case's run.
+struct Defects<'a> {
+    case: &'a Case,
+    /// The case's budget.
+    budget: Option<Duration>,
+}
+
+impl Defects<'_> {
+    /// The record of a defect of class `class`: what happened (`outcome`), the details, and
+    /// the time it took.
+    fn record(&self, class: Class, outcome: &str, detail: String, elapsed: Duration) -> Record {
+        Record {
+            family: self.case.family,
+            seed: self.case.seed,
+            origin: self.case.origin.clone(),
+            class,
+            outcome: outcome.to_string(),
+            detail,
+            elapsed_ms: elapsed.as_secs_f64() * 1e3,
+            budget_ms: self.budget.map(|b| b.as_secs_f64() * 1e3),
+        }
     }
+}
+
+/// A child started on a case: the process, the files its standard output and error go to,
+/// and when it started.
+struct Started {
+    process: std::process::Child,
+    out_path: PathBuf,
+    err_path: PathBuf,
+    started: Instant,
+}
+
+/// Starts the child on `case` in its own process group, under the address-space limit (the
+/// case's, or the isolation's cap when lower), its output in files under `options.dir`.
+fn start_child(
+    case: &Case,
+    options: &CaseOptions,
+    isolation: &Isolation,
+) -> std::io::Result<Started> {
+    let cap = case
+        .settings
+        .address_space
+        .map_or(isolation.memory_cap, |a| a.min(isolation.memory_cap));
+    std::fs::create_dir_all(&options.dir)?;
     let (out_path, err_path) = (options.dir.join("stdout"), options.dir.join("stderr"));
     let (out, err) = match (
         std::fs::File::create(&out_path),
         std::fs::File::create(&err_path),
     ) {
         (Ok(o), Ok(e)) => (o, e),
-        (Err(e), _) | (_, Err(e)) => return failed(e),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
     };
     let mut command = Command::new("sh");
     command
@@ -243,22 +286,39 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
         .stderr(err);
     own_group(&mut command);
     let started = Instant::now();
-    let mut child = match command.spawn() {
-        Ok(c) => c,
-        Err(e) => return failed(e),
-    };
+    let process = command.spawn()?;
+    Ok(Started {
+        process,
+        out_path,
+        err_path,
+        started,
+    })
+}
+
+/// How a child's run ended.
+struct Ended {
+    /// Its exit status; `None` when the watchdog killed it.
+    status: Option<ExitStatus>,
+    /// When (since its start) it announced its checks, if it did.
+    checks_since: Option<Duration>,
+    /// How long it ran.
+    wall: Duration,
+}
+
+/// Waits for the child to end, polling at growing intervals; kills its process group when it
+/// runs past `limits` (risec's work, then the checks from the moment it announces them).
+fn watch(child: &mut Started, limits: (Duration, Duration)) -> std::io::Result<Ended> {
+    let (run_limit, check_limit) = limits;
     let mut pause = Duration::from_millis(2);
     // Until the child announces its checks, risec is running.
     let mut checks_since: Option<Duration> = None;
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(e) => return failed(e),
+        if let Some(status) = child.process.try_wait()? {
+            break Some(status);
         }
-        let now = started.elapsed();
+        let now = child.started.elapsed();
         if checks_since.is_none()
-            && std::fs::read_to_string(&out_path).is_ok_and(|t| t.contains(CHECKS_MARK))
+            && std::fs::read_to_string(&child.out_path).is_ok_and(|t| t.contains(CHECKS_MARK))
         {
             checks_since = Some(now);
         }
@@ -267,15 +327,36 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
             Some(since) => now > since + check_limit,
         };
         if over {
-            kill_group(&mut child);
-            let _ = child.wait();
+            kill_group(&mut child.process);
+            let _ = child.process.wait();
             break None;
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
     };
-    let wall = started.elapsed();
-    let stderr = || tail(&err_path, 1500);
+    Ok(Ended {
+        status,
+        checks_since,
+        wall: child.started.elapsed(),
+    })
+}
+
+/// The record of a child's run: a hang (in risec's work or in the checks) when the watchdog
+/// killed it, an abort when a signal ended it, else the record it printed, or a panic or
+/// other defect when it printed none.
+fn classify(
+    defects: &Defects,
+    child: &Started,
+    ended: &Ended,
+    limits: (Duration, Duration),
+) -> Record {
+    let (run_limit, check_limit) = limits;
+    let Ended {
+        status,
+        checks_since,
+        wall,
+    } = *ended;
+    let stderr = || tail(&child.err_path, 1500);
     let Some(status) = status else {
         // A hang after risec's work is the checks' (a C kernel that loops, an interpreter
         // run too large): another defect, not risec's hang.
@@ -293,7 +374,7 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
                 since,
             ),
         };
-        return defect(
+        return defects.record(
             class,
             outcome,
             format!(
@@ -311,7 +392,7 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
         );
     };
     if let Some(n) = signal(&status) {
-        return defect(
+        return defects.record(
             Class::Abort,
             "abort (killed by a signal)",
             format!(
@@ -323,7 +404,7 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
             wall,
         );
     }
-    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let stdout = std::fs::read_to_string(&child.out_path).unwrap_or_default();
     let record = stdout
         .lines()
         .filter_map(|l| l.strip_prefix(RECORD_PREFIX))
@@ -338,7 +419,7 @@ pub fn run_isolated(case: &Case, options: &CaseOptions, isolation: &Isolation) -
             } else {
                 Class::Other
             };
-            defect(
+            defects.record(
                 class,
                 "child exited without a result",
                 format!(

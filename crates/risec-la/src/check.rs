@@ -3,7 +3,7 @@
 //! [`Term`]s, small trees over the core operators in which `-`, `/` and `^` are already
 //! written with `*`, `+` and elementwise functions (SPORES' translation needs only these).
 
-use super::ast::{BinOp, Density, Expr, ExprKind, Number, ShapeDecl, Stmt};
+use super::ast::{BinOp, Density, Expr, ExprKind, Name, Number, ShapeDecl, Stmt};
 use crate::diagnostics::{Diagnostic, SourceFile, Span};
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -381,6 +381,9 @@ impl Checker {
         Ok((shape, nnz))
     }
 
+    /// The term of expression `e` at nesting `depth`, its shape checked. Subexpressions are
+    /// checked here (the recursion stays in this function); the operations are built by the
+    /// functions below.
     fn expr(&self, e: &Expr, depth: usize) -> Result<Term, Diagnostic> {
         if depth > MAX_DEPTH {
             return Err(Diagnostic::error(
@@ -409,128 +412,148 @@ impl Checker {
             }
             ExprKind::Bin(op, a, b) => {
                 let (x, y) = (sub(a)?, sub(b)?);
-                match op {
-                    BinOp::MatMul => {
-                        if x.shape.cols != y.shape.rows {
-                            return Err(Diagnostic::error(
-                                "the shapes of a matrix product do not agree",
-                                e.span,
-                                format!(
-                                    "{} %*% {}: the left side's columns must be the right side's rows",
-                                    x.shape, y.shape
-                                ),
-                            ));
-                        }
-                        let shape = Shape {
-                            rows: x.shape.rows,
-                            cols: y.shape.cols,
-                        };
-                        Ok(node(Op::MatMul, vec![x, y], shape))
-                    }
-                    _ => {
-                        let Some(shape) = x.shape.broadcast(y.shape) else {
-                            return Err(Diagnostic::error(
-                                "the shapes of an elementwise operation do not agree",
-                                e.span,
-                                format!(
-                                    "{} and {}: each dimension must be equal or 1",
-                                    x.shape, y.shape
-                                ),
-                            ));
-                        };
-                        Ok(match op {
-                            BinOp::Add => node(Op::Add, vec![x, y], shape),
-                            BinOp::Sub => node(Op::Add, vec![x, scale(-1.0, y)], shape),
-                            BinOp::Mul => node(Op::Mul, vec![x, y], shape),
-                            _ => {
-                                let inverse = match y.op {
-                                    Op::Const(c) if c != 0.0 && (1.0 / c).is_finite() => {
-                                        constant(1.0 / c)
-                                    }
-                                    _ => node(Op::Map(Func::Inv), vec![y.clone()], y.shape),
-                                };
-                                node(Op::Mul, vec![x, inverse], shape)
-                            }
-                        })
-                    }
-                }
+                binary(*op, x, y, e.span)
             }
             ExprKind::Pow(a, n) => {
                 let a = sub(a)?;
-                let p = number(n)?;
-                let shape = a.shape;
-                if p == 0.5 {
-                    return Ok(node(Op::Map(Func::Sqrt), vec![a], shape));
-                }
-                if p.fract() != 0.0 || p == 0.0 || p.abs() > 16.0 {
-                    return Err(Diagnostic::error(
-                        "unsupported power",
-                        n.span,
-                        "expected a whole number from -16 to 16 other than 0, or 0.5",
-                    ));
-                }
-                let mut power = a.clone();
-                for _ in 1..(p.abs() as u32) {
-                    power = node(Op::Mul, vec![power, a.clone()], shape);
-                }
-                Ok(if p < 0.0 {
-                    node(Op::Map(Func::Inv), vec![power], shape)
-                } else {
-                    power
-                })
+                power(a, n)
             }
             ExprKind::Call(f, args) => {
-                let builtin = ["t", "sum", "rowSums", "colSums"];
-                let func = f.text.parse::<Func>().ok().filter(|f| *f != Func::Inv);
-                if !builtin.contains(&f.text.as_str()) && func.is_none() {
-                    return Err(Diagnostic::error(
-                        format!("unknown function `{}`", f.text),
-                        f.span,
-                        "not a function of `.la` files",
-                    )
-                    .with_note(
-                        "the functions are t, sum, rowSums, colSums, exp, log, sqrt, abs, sigmoid and relu",
-                    ));
-                }
-                if args.len() != 1 {
-                    return Err(Diagnostic::error(
-                        format!("`{}` takes one argument, not {}", f.text, args.len()),
-                        e.span,
-                        "expected one argument",
-                    ));
-                }
+                let func = called_function(f, args.len(), e.span)?;
                 let a = sub(&args[0])?;
-                let s = a.shape;
-                Ok(match (f.text.as_str(), func) {
-                    (_, Some(func)) => node(Op::Map(func), vec![a], s),
-                    ("t", _) => node(
-                        Op::T,
-                        vec![a],
-                        Shape {
-                            rows: s.cols,
-                            cols: s.rows,
-                        },
-                    ),
-                    ("sum", _) => node(Op::Sum, vec![a], Shape::SCALAR),
-                    ("rowSums", _) => node(
-                        Op::RowSums,
-                        vec![a],
-                        Shape {
-                            rows: s.rows,
-                            cols: 1,
-                        },
-                    ),
-                    _ => node(
-                        Op::ColSums,
-                        vec![a],
-                        Shape {
-                            rows: 1,
-                            cols: s.cols,
-                        },
-                    ),
-                })
+                Ok(call_term(f, func, a))
             }
         }
+    }
+}
+
+/// `x op y` (at `span`): a matrix product, or an elementwise operation with broadcasting
+/// (`-` adds the negation, `/` multiplies by the inverse).
+fn binary(op: BinOp, x: Term, y: Term, span: Span) -> Result<Term, Diagnostic> {
+    if op == BinOp::MatMul {
+        if x.shape.cols != y.shape.rows {
+            return Err(Diagnostic::error(
+                "the shapes of a matrix product do not agree",
+                span,
+                format!(
+                    "{} %*% {}: the left side's columns must be the right side's rows",
+                    x.shape, y.shape
+                ),
+            ));
+        }
+        let shape = Shape {
+            rows: x.shape.rows,
+            cols: y.shape.cols,
+        };
+        return Ok(node(Op::MatMul, vec![x, y], shape));
+    }
+    let Some(shape) = x.shape.broadcast(y.shape) else {
+        return Err(Diagnostic::error(
+            "the shapes of an elementwise operation do not agree",
+            span,
+            format!(
+                "{} and {}: each dimension must be equal or 1",
+                x.shape, y.shape
+            ),
+        ));
+    };
+    Ok(match op {
+        BinOp::Add => node(Op::Add, vec![x, y], shape),
+        BinOp::Sub => node(Op::Add, vec![x, scale(-1.0, y)], shape),
+        BinOp::Mul => node(Op::Mul, vec![x, y], shape),
+        _ => {
+            let inverse = match y.op {
+                Op::Const(c) if c != 0.0 && (1.0 / c).is_finite() => constant(1.0 / c),
+                _ => node(Op::Map(Func::Inv), vec![y.clone()], y.shape),
+            };
+            node(Op::Mul, vec![x, inverse], shape)
+        }
+    })
+}
+
+/// `a ^ n`: `sqrt` for 0.5, else repeated products (and the inverse for a negative power);
+/// whole powers from -16 to 16 other than 0.
+fn power(a: Term, n: &Number) -> Result<Term, Diagnostic> {
+    let p = number(n)?;
+    let shape = a.shape;
+    if p == 0.5 {
+        return Ok(node(Op::Map(Func::Sqrt), vec![a], shape));
+    }
+    if p.fract() != 0.0 || p == 0.0 || p.abs() > 16.0 {
+        return Err(Diagnostic::error(
+            "unsupported power",
+            n.span,
+            "expected a whole number from -16 to 16 other than 0, or 0.5",
+        ));
+    }
+    let mut power = a.clone();
+    for _ in 1..(p.abs() as u32) {
+        power = node(Op::Mul, vec![power, a.clone()], shape);
+    }
+    Ok(if p < 0.0 {
+        node(Op::Map(Func::Inv), vec![power], shape)
+    } else {
+        power
+    })
+}
+
+/// Checks a call of `f` with `arity` arguments (the call at `span`): `f` must be a built-in
+/// (`t`, `sum`, `rowSums`, `colSums`: `None`) or an elementwise function (`Some`), of one
+/// argument.
+fn called_function(f: &Name, arity: usize, span: Span) -> Result<Option<Func>, Diagnostic> {
+    let builtin = ["t", "sum", "rowSums", "colSums"];
+    let func = f.text.parse::<Func>().ok().filter(|f| *f != Func::Inv);
+    if !builtin.contains(&f.text.as_str()) && func.is_none() {
+        return Err(Diagnostic::error(
+            format!("unknown function `{}`", f.text),
+            f.span,
+            "not a function of `.la` files",
+        )
+        .with_note(
+            "the functions are t, sum, rowSums, colSums, exp, log, sqrt, abs, sigmoid and relu",
+        ));
+    }
+    if arity != 1 {
+        return Err(Diagnostic::error(
+            format!("`{}` takes one argument, not {arity}", f.text),
+            span,
+            "expected one argument",
+        ));
+    }
+    Ok(func)
+}
+
+/// The term of `f(a)`, `f` checked by [`called_function`] (`func`: the elementwise function, if it
+/// is one).
+fn call_term(f: &Name, func: Option<Func>, a: Term) -> Term {
+    let s = a.shape;
+    match (f.text.as_str(), func) {
+        (_, Some(func)) => node(Op::Map(func), vec![a], s),
+        ("t", _) => node(
+            Op::T,
+            vec![a],
+            Shape {
+                rows: s.cols,
+                cols: s.rows,
+            },
+        ),
+        ("sum", _) => node(Op::Sum, vec![a], Shape::SCALAR),
+        ("rowSums", _) => node(
+            Op::RowSums,
+            vec![a],
+            Shape {
+                rows: s.rows,
+                cols: 1,
+            },
+        ),
+        _ => node(
+            Op::ColSums,
+            vec![a],
+            Shape {
+                rows: 1,
+                cols: s.cols,
+            },
+        ),
     }
 }
 

@@ -316,37 +316,27 @@ impl Analysis<Math> for LaAnalysis {
 }
 
 impl LaAnalysis {
-    /// The facts of a new e-node, all but `finite`.
+    /// The facts of a new e-node, all but `finite`: leaves here, operations from their
+    /// children's facts ([`Children`]).
     fn make_unchecked(egraph: &mut LaEGraph, enode: &Math) -> Data {
-        let d = |id: &Id| &egraph[*id].data;
-        let a = &egraph.analysis;
-        let matrix = |shape: Shape, sparsity: f64, constant: Option<f64>| Data {
-            kind: Kind::Matrix(shape),
-            nnz: sparsity.min(1.0) * shape.size(),
-            constant: fold(constant),
+        let c = Children { egraph };
+        let plain = |kind: Kind| Data {
+            kind,
+            nnz: 0.0,
+            constant: None,
             finite: true,
         };
-        let shape = |id: &Id| d(id).shape().unwrap_or(Shape::SCALAR);
-        let sparsity = |id: &Id| {
-            let x = d(id);
-            match &x.kind {
-                Kind::Matrix(s) => density(x.nnz, s.size()),
-                Kind::Relation(s) => density(x.nnz, a.extent(s)),
-                _ => 0.0,
-            }
-        };
-        let both = |x: &Id, y: &Id, f: fn(f64, f64) -> f64| Some(f(d(x).constant?, d(y).constant?));
         match enode {
-            Math::Num(c) => Data {
+            Math::Num(n) => Data {
                 kind: Kind::Relation(Vec::new()),
-                nnz: nonzero(c.value()),
-                constant: Some(c.value()),
-
+                nnz: nonzero(n.value()),
+                constant: Some(n.value()),
                 finite: true,
             },
-            Math::Lit(Literal(c)) => matrix(Shape::SCALAR, nonzero(c.value()), Some(c.value())),
+            Math::Lit(Literal(n)) => matrix(Shape::SCALAR, nonzero(n.value()), Some(n.value())),
             Math::Var(name) => {
-                let (shape, nnz) = a.inputs.get(name).copied().unwrap_or((Shape::SCALAR, 1.0));
+                let inputs = &egraph.analysis.inputs;
+                let (shape, nnz) = inputs.get(name).copied().unwrap_or((Shape::SCALAR, 1.0));
                 Data {
                     finite: true,
                     kind: Kind::Matrix(shape),
@@ -354,163 +344,228 @@ impl LaAnalysis {
                     constant: None,
                 }
             }
-            Math::Index(i) => Data {
-                kind: Kind::Index(*i),
-                nnz: 0.0,
-                constant: None,
-
-                finite: true,
-            },
-            Math::Func(f) => Data {
-                kind: Kind::Func(*f),
-                nnz: 0.0,
-                constant: None,
-
-                finite: true,
-            },
-            Math::MMul([x, y]) => {
-                let (sx, sy) = (shape(x), shape(y));
-                let out = Shape {
-                    rows: sx.rows,
-                    cols: sy.cols,
-                };
-                let s = sparsity(x) * sparsity(y) * sx.cols as f64;
-                matrix(out, s, both(x, y, |p, q| p * q))
-            }
+            Math::Index(i) => plain(Kind::Index(*i)),
+            Math::Func(f) => plain(Kind::Func(*f)),
+            Math::MMul([x, y]) => c.mmul(x, y),
             Math::Mul([x, y]) => {
-                let out = shape(x).broadcast(shape(y)).unwrap_or(shape(x));
-                matrix(out, sparsity(x).min(sparsity(y)), both(x, y, |p, q| p * q))
+                let out = c.shape(x).broadcast(c.shape(y)).unwrap_or(c.shape(x));
+                let s = c.sparsity(x).min(c.sparsity(y));
+                matrix(out, s, c.both(x, y, |p, q| p * q))
             }
             Math::Add([x, y]) => {
-                let out = shape(x).broadcast(shape(y)).unwrap_or(shape(x));
-                matrix(out, sparsity(x) + sparsity(y), both(x, y, |p, q| p + q))
+                let out = c.shape(x).broadcast(c.shape(y)).unwrap_or(c.shape(x));
+                let s = c.sparsity(x) + c.sparsity(y);
+                matrix(out, s, c.both(x, y, |p, q| p + q))
             }
             Math::T(x) => {
-                let s = shape(x);
-                matrix(
-                    Shape {
-                        rows: s.cols,
-                        cols: s.rows,
-                    },
-                    sparsity(x),
-                    d(x).constant,
-                )
-            }
-            Math::Sum(x) => matrix(Shape::SCALAR, d(x).nnz, d(x).constant),
-            Math::RowSums(x) => {
-                let s = shape(x);
-                let c = d(x).constant.map(|c| c * s.cols as f64);
-                matrix(
-                    Shape {
-                        rows: s.rows,
-                        cols: 1,
-                    },
-                    sparsity(x) * s.cols as f64,
-                    c,
-                )
-            }
-            Math::ColSums(x) => {
-                let s = shape(x);
-                let c = d(x).constant.map(|c| c * s.rows as f64);
-                matrix(
-                    Shape {
-                        rows: 1,
-                        cols: s.cols,
-                    },
-                    sparsity(x) * s.rows as f64,
-                    c,
-                )
-            }
-            Math::Map([f, x]) => {
-                let func = match d(f).kind {
-                    Kind::Func(func) => func,
-                    _ => Func::Exp,
+                let s = c.shape(x);
+                let out = Shape {
+                    rows: s.cols,
+                    cols: s.rows,
                 };
-                let constant = d(x).constant.map(|c| func.apply(c));
-                let s = if func.keeps_zero() { sparsity(x) } else { 1.0 };
-                match &d(x).kind {
-                    Kind::Relation(schema) => Data {
-                        finite: true,
-                        kind: Kind::Relation(schema.clone()),
-                        nnz: s * a.extent(schema),
-                        constant: fold(constant),
-                    },
-                    _ => matrix(shape(x), s, constant),
-                }
+                matrix(out, c.sparsity(x), c.data(x).constant)
             }
-            Math::Join([x, y]) | Math::Union([x, y]) => {
-                let schema = schema_union(d(x).schema(), d(y).schema());
-                let join = matches!(enode, Math::Join(_));
-                let s = if join {
-                    sparsity(x).min(sparsity(y))
-                } else {
-                    (sparsity(x) + sparsity(y)).min(1.0)
-                };
-                let constant = if join {
-                    both(x, y, |p, q| p * q)
-                } else {
-                    both(x, y, |p, q| p + q)
-                };
-                Data {
-                    finite: true,
-                    nnz: s * a.extent(&schema),
-                    kind: Kind::Relation(schema),
-                    constant: fold(constant),
-                }
+            Math::Sum(x) => matrix(Shape::SCALAR, c.data(x).nnz, c.data(x).constant),
+            Math::RowSums(x) => c.row_sums(x),
+            Math::ColSums(x) => c.col_sums(x),
+            Math::Map([f, x]) => c.map(f, x),
+            Math::Join([x, y]) => c.join_or_union(x, y, true),
+            Math::Union([x, y]) => c.join_or_union(x, y, false),
+            Math::Agg([i, x]) => c.agg(i, x),
+            Math::Bind([i, j, m]) => c.bind(i, j, m),
+            Math::Unbind([i, j, r]) => c.unbind(i, j, r),
+        }
+    }
+}
+
+/// The facts of a matrix of `shape` with non-zeros at `sparsity` (a share, capped at 1) and
+/// the value `constant` when it is a known finite number.
+fn matrix(shape: Shape, sparsity: f64, constant: Option<f64>) -> Data {
+    Data {
+        kind: Kind::Matrix(shape),
+        nnz: sparsity.min(1.0) * shape.size(),
+        constant: fold(constant),
+        finite: true,
+    }
+}
+
+/// The e-graph a new e-node's children are in: the facts of an operation (its sort, shape
+/// or schema, non-zeros and constant value) from theirs.
+struct Children<'g> {
+    egraph: &'g LaEGraph,
+}
+
+impl Children<'_> {
+    /// A child's facts.
+    fn data(&self, id: &Id) -> &Data {
+        &self.egraph[*id].data
+    }
+
+    /// A matrix child's shape (a scalar's for anything else).
+    fn shape(&self, id: &Id) -> Shape {
+        self.data(id).shape().unwrap_or(Shape::SCALAR)
+    }
+
+    /// The share of a child's entries that are non-zero.
+    fn sparsity(&self, id: &Id) -> f64 {
+        let x = self.data(id);
+        match &x.kind {
+            Kind::Matrix(s) => density(x.nnz, s.size()),
+            Kind::Relation(s) => density(x.nnz, self.egraph.analysis.extent(s)),
+            _ => 0.0,
+        }
+    }
+
+    /// `f` of two children's constant values, when both are known.
+    fn both(&self, x: &Id, y: &Id, f: fn(f64, f64) -> f64) -> Option<f64> {
+        Some(f(self.data(x).constant?, self.data(y).constant?))
+    }
+
+    /// `mmul x y`: each entry a sum over `x`'s columns of products.
+    fn mmul(&self, x: &Id, y: &Id) -> Data {
+        let (sx, sy) = (self.shape(x), self.shape(y));
+        let out = Shape {
+            rows: sx.rows,
+            cols: sy.cols,
+        };
+        let s = self.sparsity(x) * self.sparsity(y) * sx.cols as f64;
+        matrix(out, s, self.both(x, y, |p, q| p * q))
+    }
+
+    /// `rowsums x`: a column, each entry a sum over a row of `x`.
+    fn row_sums(&self, x: &Id) -> Data {
+        let s = self.shape(x);
+        let c = self.data(x).constant.map(|c| c * s.cols as f64);
+        matrix(
+            Shape {
+                rows: s.rows,
+                cols: 1,
+            },
+            self.sparsity(x) * s.cols as f64,
+            c,
+        )
+    }
+
+    /// `colsums x`: a row, each entry a sum over a column of `x`.
+    fn col_sums(&self, x: &Id) -> Data {
+        let s = self.shape(x);
+        let c = self.data(x).constant.map(|c| c * s.rows as f64);
+        matrix(
+            Shape {
+                rows: 1,
+                cols: s.cols,
+            },
+            self.sparsity(x) * s.rows as f64,
+            c,
+        )
+    }
+
+    /// `map f x` of a matrix or a relation: the same shape or schema, as sparse as `x` when
+    /// `f(0) = 0`.
+    fn map(&self, f: &Id, x: &Id) -> Data {
+        let func = match self.data(f).kind {
+            Kind::Func(func) => func,
+            _ => Func::Exp,
+        };
+        let constant = self.data(x).constant.map(|c| func.apply(c));
+        let s = if func.keeps_zero() {
+            self.sparsity(x)
+        } else {
+            1.0
+        };
+        match &self.data(x).kind {
+            Kind::Relation(schema) => Data {
+                finite: true,
+                kind: Kind::Relation(schema.clone()),
+                nnz: s * self.egraph.analysis.extent(schema),
+                constant: fold(constant),
+            },
+            _ => matrix(self.shape(x), s, constant),
+        }
+    }
+
+    /// `x * y` (`join`: a product) or `x + y` (a union) of relations: the union of their
+    /// schemas.
+    fn join_or_union(&self, x: &Id, y: &Id, join: bool) -> Data {
+        let schema = schema_union(self.data(x).schema(), self.data(y).schema());
+        let s = if join {
+            self.sparsity(x).min(self.sparsity(y))
+        } else {
+            (self.sparsity(x) + self.sparsity(y)).min(1.0)
+        };
+        let constant = if join {
+            self.both(x, y, |p, q| p * q)
+        } else {
+            self.both(x, y, |p, q| p + q)
+        };
+        Data {
+            finite: true,
+            nnz: s * self.egraph.analysis.extent(&schema),
+            kind: Kind::Relation(schema),
+            constant: fold(constant),
+        }
+    }
+
+    /// `agg i x`: the sum of relation `x` over index `i`, which leaves the schema (a sum over
+    /// an index that `x` does not have multiplies it by the index's size).
+    fn agg(&self, i: &Id, x: &Id) -> Data {
+        let a = &self.egraph.analysis;
+        let index = self.data(i).index().unwrap_or(IndexName::UNIT);
+        let n = a.size(index) as f64;
+        let inner = self.data(x).schema();
+        if inner.contains(&index) {
+            let schema: Vec<IndexName> = inner.iter().copied().filter(|&j| j != index).collect();
+            let s = (self.sparsity(x) * n).min(1.0);
+            Data {
+                finite: true,
+                nnz: s * a.extent(&schema),
+                kind: Kind::Relation(schema),
+                constant: None,
             }
-            Math::Agg([i, x]) => {
-                let index = d(i).index().unwrap_or(IndexName::UNIT);
-                let n = a.size(index) as f64;
-                let inner = d(x).schema();
-                if inner.contains(&index) {
-                    let schema: Vec<IndexName> =
-                        inner.iter().copied().filter(|&j| j != index).collect();
-                    let s = (sparsity(x) * n).min(1.0);
-                    Data {
-                        finite: true,
-                        nnz: s * a.extent(&schema),
-                        kind: Kind::Relation(schema),
-                        constant: None,
-                    }
-                } else {
-                    Data {
-                        finite: true,
-                        kind: Kind::Relation(inner.to_vec()),
-                        nnz: d(x).nnz,
-                        constant: fold(d(x).constant.map(|c| c * n)),
-                    }
-                }
+        } else {
+            Data {
+                finite: true,
+                kind: Kind::Relation(inner.to_vec()),
+                nnz: self.data(x).nnz,
+                constant: fold(self.data(x).constant.map(|c| c * n)),
             }
-            Math::Bind([i, j, m]) => {
-                let schema = schema_union(
-                    &d(i)
-                        .index()
-                        .into_iter()
-                        .filter(|x| !x.is_unit())
-                        .collect::<Vec<_>>(),
-                    &d(j)
-                        .index()
-                        .into_iter()
-                        .filter(|x| !x.is_unit())
-                        .collect::<Vec<_>>(),
-                );
-                Data {
-                    finite: true,
-                    kind: Kind::Relation(schema),
-                    nnz: d(m).nnz,
-                    constant: d(m).constant,
-                }
-            }
-            Math::Unbind([i, j, r]) => {
-                let rows = a.size(d(i).index().unwrap_or(IndexName::UNIT));
-                let cols = a.size(d(j).index().unwrap_or(IndexName::UNIT));
-                Data {
-                    finite: true,
-                    kind: Kind::Matrix(Shape { rows, cols }),
-                    nnz: d(r).nnz,
-                    constant: d(r).constant,
-                }
-            }
+        }
+    }
+
+    /// `bind i j m`: matrix `m` as the relation over its indices (the unit index left out).
+    fn bind(&self, i: &Id, j: &Id, m: &Id) -> Data {
+        let schema = schema_union(
+            &self
+                .data(i)
+                .index()
+                .into_iter()
+                .filter(|x| !x.is_unit())
+                .collect::<Vec<_>>(),
+            &self
+                .data(j)
+                .index()
+                .into_iter()
+                .filter(|x| !x.is_unit())
+                .collect::<Vec<_>>(),
+        );
+        Data {
+            finite: true,
+            kind: Kind::Relation(schema),
+            nnz: self.data(m).nnz,
+            constant: self.data(m).constant,
+        }
+    }
+
+    /// `unbind i j r`: relation `r` as the matrix of `i`'s rows and `j`'s columns.
+    fn unbind(&self, i: &Id, j: &Id, r: &Id) -> Data {
+        let a = &self.egraph.analysis;
+        let rows = a.size(self.data(i).index().unwrap_or(IndexName::UNIT));
+        let cols = a.size(self.data(j).index().unwrap_or(IndexName::UNIT));
+        Data {
+            finite: true,
+            kind: Kind::Matrix(Shape { rows, cols }),
+            nnz: self.data(r).nnz,
+            constant: self.data(r).constant,
         }
     }
 }

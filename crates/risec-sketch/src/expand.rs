@@ -1,7 +1,7 @@
 //! Expanding sketch expressions: definitions with their arguments, names resolved to
 //! primitives and to the program's sizes, type sketches. Part of [`super::resolve`]'s resolver.
 
-use super::ast::{SizeOp, SkExpr, SkKind, TyExpr, TyKind};
+use super::ast::{Name, SizeOp, SkExpr, SkKind, TyExpr, TyKind};
 use super::origin::{Origin, Place};
 use super::resolve::{unknown, Arg, Env, Resolver};
 use super::{SizeSketch, Sketch, TypeSketch};
@@ -22,36 +22,11 @@ const MAX_EXPANSION: usize = 64;
 pub(super) const MAX_SKETCH_NODES: usize = 100_000;
 
 impl Resolver<'_> {
-    /// Resolves a sketch expression of file `f` in the definitions' environment `env`.
+    /// Resolves a sketch expression of file `f` in the definitions' environment `env`. Names
+    /// and calls (of definitions, primitives and parameters) are expanded by the functions
+    /// below.
     pub(super) fn sketch(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize) -> Option<Sketch> {
-        self.expanded += 1;
-        if self.expanded > MAX_SKETCH_NODES {
-            if self.expanded == MAX_SKETCH_NODES + 1 {
-                self.error(
-                    f,
-                    Diagnostic::error(
-                        "the sketch is too large",
-                        e.span,
-                        format!("its definitions expand to more than {MAX_SKETCH_NODES} nodes"),
-                    )
-                    .with_note(
-                        "a definition used twice in another doubles its size at every level; \
-                         give such a step a smaller sketch",
-                    ),
-                );
-            }
-            return None;
-        }
-        if env.depth > MAX_EXPANSION {
-            self.error(
-                f,
-                Diagnostic::error(
-                    "definitions expand too deeply here",
-                    e.span,
-                    format!("more than {MAX_EXPANSION} nested expansions"),
-                )
-                .with_note("is a definition recursive? sketch definitions cannot be"),
-            );
+        if !self.within_expansion_limits(e, env, f) {
             return None;
         }
         match &e.kind {
@@ -59,99 +34,8 @@ impl Resolver<'_> {
                 self.note(f, e.span, env);
                 Some(Sketch::Any)
             }
-            SkKind::Name(n) => {
-                if let Some(a) = env.lookup(&n.text).cloned() {
-                    return self.sketch(&a.expr, &a.env, a.file);
-                }
-                if let Some(def) = self.defs.get(&n.text) {
-                    if !def.params.is_empty() {
-                        let params: Vec<&str> =
-                            def.params.iter().map(|p| p.text.as_str()).collect();
-                        let d = Diagnostic::error(
-                            format!("`{}` takes {} argument(s)", n.text, params.len()),
-                            n.span,
-                            format!("call it as `{}({})`", n.text, params.join(", ")),
-                        );
-                        self.error(f, d);
-                        return None;
-                    }
-                    let (body, file) = (def.body.clone(), def.file);
-                    let inner = Rc::new(Env {
-                        bindings: Vec::new(),
-                        depth: env.depth + 1,
-                        calls: env.called_from(f, n.span),
-                    });
-                    return self.sketch(&body, &inner, file);
-                }
-                if let Some(p) = Primitive::from_name(&n.text) {
-                    self.note(f, n.span, env);
-                    return Some(Sketch::Prim(p));
-                }
-                if self.size_index(&n.text).is_some() {
-                    self.error(f, size_not_sketch(e.span));
-                    return None;
-                }
-                let mut known: Vec<&str> = Primitive::ALL.iter().map(|p| p.name()).collect();
-                known.extend(self.defs.keys().map(String::as_str));
-                known.extend(env.bindings.iter().map(|(n, _)| n.as_str()));
-                let d = unknown(&n.text, n.span, "name", &known);
-                self.error(f, d);
-                None
-            }
-            SkKind::Call(n, args) => {
-                if let Some(p) = Primitive::from_name(&n.text) {
-                    // `map(f)` is `map f`.
-                    self.note(f, n.span, env);
-                    let mut s = Sketch::Prim(p);
-                    for a in args {
-                        s = self.apply(s, a, env, f, n.span.to(a.span))?;
-                    }
-                    return Some(s);
-                }
-                let Some(def) = self.defs.get(&n.text) else {
-                    let known: Vec<&str> = self.defs.keys().map(String::as_str).collect();
-                    let d = unknown(&n.text, n.span, "definition", &known);
-                    self.error(f, d);
-                    return None;
-                };
-                if def.params.len() != args.len() {
-                    let params: Vec<&str> = def.params.iter().map(|p| p.text.as_str()).collect();
-                    let d = Diagnostic::error(
-                        format!(
-                            "`{}` takes {} argument(s), {} given",
-                            n.text,
-                            params.len(),
-                            args.len()
-                        ),
-                        e.span,
-                        format!("expected `{}({})`", n.text, params.join(", ")),
-                    );
-                    self.error(f, d);
-                    return None;
-                }
-                let bindings = def
-                    .params
-                    .iter()
-                    .zip(args)
-                    .map(|(p, a)| {
-                        (
-                            p.text.clone(),
-                            Arg {
-                                expr: a.clone(),
-                                env: env.clone(),
-                                file: f,
-                            },
-                        )
-                    })
-                    .collect();
-                let (body, file) = (def.body.clone(), def.file);
-                let inner = Rc::new(Env {
-                    bindings,
-                    depth: env.depth + 1,
-                    calls: env.called_from(f, call_site(n.span, args)),
-                });
-                self.sketch(&body, &inner, file)
-            }
+            SkKind::Name(n) => self.name_sketch(e, n, env, f),
+            SkKind::Call(n, args) => self.call_sketch(e, n, args, env, f),
             SkKind::App(g, a) => {
                 let g = self.sketch(g, env, f)?;
                 self.apply(g, a, env, f, e.span)
@@ -183,6 +67,147 @@ impl Resolver<'_> {
                 None
             }
         }
+    }
+
+    /// Counts `e` as one more node of the step's sketch; `false` (with the error, once) when
+    /// the sketch grows past [`MAX_SKETCH_NODES`] or definitions nest past [`MAX_EXPANSION`].
+    fn within_expansion_limits(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize) -> bool {
+        self.expanded += 1;
+        if self.expanded > MAX_SKETCH_NODES {
+            if self.expanded == MAX_SKETCH_NODES + 1 {
+                self.error(
+                    f,
+                    Diagnostic::error(
+                        "the sketch is too large",
+                        e.span,
+                        format!("its definitions expand to more than {MAX_SKETCH_NODES} nodes"),
+                    )
+                    .with_note(
+                        "a definition used twice in another doubles its size at every level; \
+                         give such a step a smaller sketch",
+                    ),
+                );
+            }
+            return false;
+        }
+        if env.depth > MAX_EXPANSION {
+            self.error(
+                f,
+                Diagnostic::error(
+                    "definitions expand too deeply here",
+                    e.span,
+                    format!("more than {MAX_EXPANSION} nested expansions"),
+                )
+                .with_note("is a definition recursive? sketch definitions cannot be"),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Name `n` (the expression `e`): a definition's parameter (its argument), a definition of
+    /// no parameters (its body), or a primitive; a size or an unknown name is an error.
+    fn name_sketch(&mut self, e: &SkExpr, n: &Name, env: &Rc<Env>, f: usize) -> Option<Sketch> {
+        if let Some(a) = env.lookup(&n.text).cloned() {
+            return self.sketch(&a.expr, &a.env, a.file);
+        }
+        if let Some(def) = self.defs.get(&n.text) {
+            if !def.params.is_empty() {
+                let params: Vec<&str> = def.params.iter().map(|p| p.text.as_str()).collect();
+                let d = Diagnostic::error(
+                    format!("`{}` takes {} argument(s)", n.text, params.len()),
+                    n.span,
+                    format!("call it as `{}({})`", n.text, params.join(", ")),
+                );
+                self.error(f, d);
+                return None;
+            }
+            let (body, file) = (def.body.clone(), def.file);
+            let inner = Rc::new(Env {
+                bindings: Vec::new(),
+                depth: env.depth + 1,
+                calls: env.called_from(f, n.span),
+            });
+            return self.sketch(&body, &inner, file);
+        }
+        if let Some(p) = Primitive::from_name(&n.text) {
+            self.note(f, n.span, env);
+            return Some(Sketch::Prim(p));
+        }
+        if self.size_index(&n.text).is_some() {
+            self.error(f, size_not_sketch(e.span));
+            return None;
+        }
+        let mut known: Vec<&str> = Primitive::ALL.iter().map(|p| p.name()).collect();
+        known.extend(self.defs.keys().map(String::as_str));
+        known.extend(env.bindings.iter().map(|(n, _)| n.as_str()));
+        let d = unknown(&n.text, n.span, "name", &known);
+        self.error(f, d);
+        None
+    }
+
+    /// Call `n(args)` (the expression `e`): a primitive applied to the arguments (`map(f)` is
+    /// `map f`), or a definition's body with its parameters bound to them.
+    fn call_sketch(
+        &mut self,
+        e: &SkExpr,
+        n: &Name,
+        args: &[SkExpr],
+        env: &Rc<Env>,
+        f: usize,
+    ) -> Option<Sketch> {
+        if let Some(p) = Primitive::from_name(&n.text) {
+            // `map(f)` is `map f`.
+            self.note(f, n.span, env);
+            let mut s = Sketch::Prim(p);
+            for a in args {
+                s = self.apply(s, a, env, f, n.span.to(a.span))?;
+            }
+            return Some(s);
+        }
+        let Some(def) = self.defs.get(&n.text) else {
+            let known: Vec<&str> = self.defs.keys().map(String::as_str).collect();
+            let d = unknown(&n.text, n.span, "definition", &known);
+            self.error(f, d);
+            return None;
+        };
+        if def.params.len() != args.len() {
+            let params: Vec<&str> = def.params.iter().map(|p| p.text.as_str()).collect();
+            let d = Diagnostic::error(
+                format!(
+                    "`{}` takes {} argument(s), {} given",
+                    n.text,
+                    params.len(),
+                    args.len()
+                ),
+                e.span,
+                format!("expected `{}({})`", n.text, params.join(", ")),
+            );
+            self.error(f, d);
+            return None;
+        }
+        let bindings = def
+            .params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| {
+                (
+                    p.text.clone(),
+                    Arg {
+                        expr: a.clone(),
+                        env: env.clone(),
+                        file: f,
+                    },
+                )
+            })
+            .collect();
+        let (body, file) = (def.body.clone(), def.file);
+        let inner = Rc::new(Env {
+            bindings,
+            depth: env.depth + 1,
+            calls: env.called_from(f, call_site(n.span, args)),
+        });
+        self.sketch(&body, &inner, file)
     }
 
     /// `g a`: an application, or an application to a size when `a` denotes one; `span` is

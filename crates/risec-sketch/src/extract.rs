@@ -69,6 +69,15 @@ fn slot(id: Id) -> usize {
     usize::from(id)
 }
 
+/// Keeps `cost` reached by `choice` as `class`'s entry in table `t` when it is cheaper than the
+/// entry there.
+fn improve(t: &mut [Option<Entry>], class: Id, cost: u64, choice: Choice) {
+    let s = &mut t[slot(class)];
+    if s.is_none_or(|e| cost < e.cost) {
+        *s = Some(Entry { cost, choice });
+    }
+}
+
 /// Evaluates one e-class from the current table: its best cost and how it is reached.
 type ClassEval<'f, T> = dyn FnMut(&T, &[Option<Entry>], Id) -> Option<(u64, Choice)> + 'f;
 
@@ -144,114 +153,53 @@ impl<'a> SketchTable<'a> {
         self.get(sketch, self.egraph.find(class)).map(|e| e.cost)
     }
 
+    /// The table of sketch node `i` over classes `0..width`: the fixpoints of `?` and
+    /// `contains`, the structural sketches in one pass over the e-nodes, `or` and `S : T` from
+    /// their sub-sketches' tables.
     fn compute(&self, i: usize, width: usize) -> Vec<Option<Entry>> {
         let mut t: Vec<Option<Entry>> = vec![None; width];
-        let eg = self.egraph;
-        let improve = |t: &mut Vec<Option<Entry>>, class: Id, cost: u64, choice: Choice| -> bool {
-            let s = &mut t[slot(class)];
-            if s.is_none_or(|e| cost < e.cost) {
-                *s = Some(Entry { cost, choice });
-                true
-            } else {
-                false
-            }
-        };
         match &self.nodes[i] {
-            Flat::Any => {
-                self.fixpoint(&mut t, &mut |this, t, class| {
-                    let mut best: Option<(u64, Choice)> = None;
-                    for (k, n) in eg[class].nodes.iter().enumerate() {
-                        let mut cost = this.cost.node_cost(n);
-                        let mut ok = true;
-                        for &c in n.children() {
-                            match t[slot(eg.find(c))] {
-                                Some(e) => cost = cost.saturating_add(e.cost),
-                                None => {
-                                    ok = false;
-                                    break;
-                                }
-                            }
-                        }
-                        if ok && best.is_none_or(|(b, _)| cost < b) {
-                            best = Some((cost, Choice::Node(k as u32)));
-                        }
-                    }
-                    best
-                });
-                t
-            }
-            Flat::Leaf(s) => {
-                for class in eg.classes() {
-                    for (k, n) in class.nodes.iter().enumerate() {
-                        let leaf = matches!(n.variant(), OpVariant::Prim | OpVariant::Literal);
-                        let hit = leaf
-                            && match (s, &n.op()) {
-                                (Sketch::Prim(p), RiseOp::Prim(q)) => p == q,
-                                (Sketch::Literal(l), RiseOp::Literal(m)) => l == m,
-                                _ => false,
-                            };
-                        if hit {
-                            improve(
-                                &mut t,
-                                class.id,
-                                self.cost.node_cost(n),
-                                Choice::Node(k as u32),
-                            );
-                        }
-                    }
+            Flat::Any => self.any_table(&mut t),
+            Flat::Leaf(s) => self.node_table(&mut t, |n| {
+                let leaf = matches!(n.variant(), OpVariant::Prim | OpVariant::Literal);
+                let hit = leaf
+                    && match (s, &n.op()) {
+                        (Sketch::Prim(p), RiseOp::Prim(q)) => p == q,
+                        (Sketch::Literal(l), RiseOp::Literal(m)) => l == m,
+                        _ => false,
+                    };
+                hit.then(|| self.cost.node_cost(n))
+            }),
+            Flat::App(f, a) => self.node_table(&mut t, |n| {
+                let ch = n.children();
+                let cost = match n.variant() {
+                    OpVariant::App => self
+                        .child_cost(*f, ch[0])
+                        .zip(self.child_cost(*a, ch[1]))
+                        .map(|(x, y)| x.saturating_add(y)),
+                    OpVariant::NatApp if *a == self.any => self.child_cost(*f, ch[0]),
+                    _ => None,
+                };
+                cost.map(|c| c.saturating_add(self.cost.node_cost(n)))
+            }),
+            Flat::NatApp(f, want) => self.node_table(&mut t, |n| {
+                if n.variant() == OpVariant::NatApp && n.op() == RiseOp::NatApp(want.clone()) {
+                    let c = self.child_cost(*f, n.children()[0])?;
+                    Some(c.saturating_add(self.cost.node_cost(n)))
+                } else {
+                    None
                 }
-                t
-            }
-            Flat::App(f, a) => {
-                for class in eg.classes() {
-                    for (k, n) in class.nodes.iter().enumerate() {
-                        let ch = n.children();
-                        let cost = match n.variant() {
-                            OpVariant::App => self
-                                .child_cost(*f, ch[0])
-                                .zip(self.child_cost(*a, ch[1]))
-                                .map(|(x, y)| x.saturating_add(y)),
-                            OpVariant::NatApp if *a == self.any => self.child_cost(*f, ch[0]),
-                            _ => None,
-                        };
-                        if let Some(c) = cost {
-                            let total = c.saturating_add(self.cost.node_cost(n));
-                            improve(&mut t, class.id, total, Choice::Node(k as u32));
-                        }
-                    }
+            }),
+            Flat::Lambda(b) => self.node_table(&mut t, |n| {
+                if n.variant() == OpVariant::Lambda {
+                    let c = self.child_cost(*b, n.children()[0])?;
+                    Some(c.saturating_add(self.cost.node_cost(n)))
+                } else {
+                    None
                 }
-                t
-            }
-            Flat::NatApp(f, want) => {
-                for class in eg.classes() {
-                    for (k, n) in class.nodes.iter().enumerate() {
-                        if n.variant() == OpVariant::NatApp
-                            && n.op() == RiseOp::NatApp(want.clone())
-                        {
-                            if let Some(c) = self.child_cost(*f, n.children()[0]) {
-                                let total = c.saturating_add(self.cost.node_cost(n));
-                                improve(&mut t, class.id, total, Choice::Node(k as u32));
-                            }
-                        }
-                    }
-                }
-                t
-            }
-            Flat::Lambda(b) => {
-                for class in eg.classes() {
-                    for (k, n) in class.nodes.iter().enumerate() {
-                        if n.variant() == OpVariant::Lambda {
-                            if let Some(c) = self.child_cost(*b, n.children()[0]) {
-                                let total = c.saturating_add(self.cost.node_cost(n));
-                                improve(&mut t, class.id, total, Choice::Node(k as u32));
-                            }
-                        }
-                    }
-                }
-                t
-            }
+            }),
             Flat::Or(a, b) => {
-                for class in eg.classes() {
+                for class in self.egraph.classes() {
                     if let Some(e) = self.get(*a, class.id) {
                         improve(&mut t, class.id, e.cost, Choice::Alt(true));
                     }
@@ -259,10 +207,9 @@ impl<'a> SketchTable<'a> {
                         improve(&mut t, class.id, e.cost, Choice::Alt(false));
                     }
                 }
-                t
             }
             Flat::Typed(s, ty) => {
-                for class in eg.classes() {
+                for class in self.egraph.classes() {
                     if let Some(e) = self.get(*s, class.id) {
                         if ty.matches(class.data.ty()) {
                             t[slot(class.id)] = Some(Entry {
@@ -272,47 +219,90 @@ impl<'a> SketchTable<'a> {
                         }
                     }
                 }
-                t
             }
-            Flat::Contains(s) => {
-                for class in eg.classes() {
-                    if let Some(e) = self.get(*s, class.id) {
-                        t[slot(class.id)] = Some(Entry {
-                            cost: e.cost,
-                            choice: Choice::Here,
-                        });
+            Flat::Contains(s) => self.contains_table(&mut t, *s),
+        }
+        t
+    }
+
+    /// The table of a structural sketch node: for every e-node of every class, `cost` gives
+    /// the cost of the e-node as a term satisfying it (its children satisfying the
+    /// sub-sketches, from their finished tables), or `None`; each class keeps its cheapest.
+    fn node_table(&self, t: &mut [Option<Entry>], cost: impl Fn(&RiseNode) -> Option<u64>) {
+        for class in self.egraph.classes() {
+            for (k, n) in class.nodes.iter().enumerate() {
+                if let Some(total) = cost(n) {
+                    improve(t, class.id, total, Choice::Node(k as u32));
+                }
+            }
+        }
+    }
+
+    /// The table of `?`: the cheapest term of every class (a fixpoint, since a class's cost
+    /// depends on its children's).
+    fn any_table(&self, t: &mut [Option<Entry>]) {
+        let eg = self.egraph;
+        self.fixpoint(t, &mut |this, t, class| {
+            let mut best: Option<(u64, Choice)> = None;
+            for (k, n) in eg[class].nodes.iter().enumerate() {
+                let mut cost = this.cost.node_cost(n);
+                let mut ok = true;
+                for &c in n.children() {
+                    match t[slot(eg.find(c))] {
+                        Some(e) => cost = cost.saturating_add(e.cost),
+                        None => {
+                            ok = false;
+                            break;
+                        }
                     }
                 }
-                let inner = *s;
-                self.fixpoint(&mut t, &mut |this, t, class| {
-                    let mut best: Option<(u64, Choice)> =
-                        this.get(inner, class).map(|e| (e.cost, Choice::Here));
-                    for (k, n) in eg[class].nodes.iter().enumerate() {
-                        let ch = n.children();
-                        for pos in 0..ch.len() {
-                            let Some(inside) = t[slot(eg.find(ch[pos]))] else {
-                                continue;
-                            };
-                            let mut cost = this.cost.node_cost(n).saturating_add(inside.cost);
-                            let mut ok = true;
-                            for (j, &c) in ch.iter().enumerate() {
-                                if j != pos {
-                                    match this.child_cost(this.any, c) {
-                                        Some(x) => cost = cost.saturating_add(x),
-                                        None => ok = false,
-                                    }
-                                }
-                            }
-                            if ok && best.is_none_or(|(b, _)| cost < b) {
-                                best = Some((cost, Choice::Through(k as u32, pos as u8)));
+                if ok && best.is_none_or(|(b, _)| cost < b) {
+                    best = Some((cost, Choice::Node(k as u32)));
+                }
+            }
+            best
+        });
+    }
+
+    /// The table of `contains(S)` (`inner`: S's node): the classes that satisfy S, then, to a
+    /// fixpoint, those with an e-node one of whose children contains S (its other children
+    /// anything).
+    fn contains_table(&self, t: &mut [Option<Entry>], inner: usize) {
+        let eg = self.egraph;
+        for class in eg.classes() {
+            if let Some(e) = self.get(inner, class.id) {
+                t[slot(class.id)] = Some(Entry {
+                    cost: e.cost,
+                    choice: Choice::Here,
+                });
+            }
+        }
+        self.fixpoint(t, &mut |this, t, class| {
+            let mut best: Option<(u64, Choice)> =
+                this.get(inner, class).map(|e| (e.cost, Choice::Here));
+            for (k, n) in eg[class].nodes.iter().enumerate() {
+                let ch = n.children();
+                for pos in 0..ch.len() {
+                    let Some(inside) = t[slot(eg.find(ch[pos]))] else {
+                        continue;
+                    };
+                    let mut cost = this.cost.node_cost(n).saturating_add(inside.cost);
+                    let mut ok = true;
+                    for (j, &c) in ch.iter().enumerate() {
+                        if j != pos {
+                            match this.child_cost(this.any, c) {
+                                Some(x) => cost = cost.saturating_add(x),
+                                None => ok = false,
                             }
                         }
                     }
-                    best
-                });
-                t
+                    if ok && best.is_none_or(|(b, _)| cost < b) {
+                        best = Some((cost, Choice::Through(k as u32, pos as u8)));
+                    }
+                }
             }
-        }
+            best
+        });
     }
 
     /// Solves a table that depends on itself through children: every class is evaluated by

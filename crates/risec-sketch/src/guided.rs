@@ -193,7 +193,9 @@ fn normal_form_rules() -> Vec<Rule> {
 }
 
 /// Runs the guide steps on `program`; `progress` is the runner's progress hook of every step
-/// (called with each step's start and then once per iteration).
+/// (called with each step's start and then once per iteration). Each step is searched by
+/// `search_step`; its result becomes the next step's start, and a step that fails is
+/// diagnosed.
 pub fn run(
     program: &TypedProgram,
     steps: &[GuideStep],
@@ -205,98 +207,28 @@ pub fn run(
     let mut assumed: Vec<Nat> = Vec::new();
     let mut explanations = Vec::new();
     for (i, step) in steps.iter().enumerate() {
-        let began = Instant::now();
-        let normal = program_normal(&term).unwrap_or(term.clone());
-        let mut eg = if options.explain {
-            explain::explaining_egraph()
-        } else {
-            RiseEGraph::default()
-        };
-        let root = egraph::add_expr(&mut eg, &normal);
-        let mut rules = step.rules.clone();
-        for r in normal_form_rules() {
-            if !rules.iter().any(|q| q.name == r.name) {
-                rules.push(r);
-            }
-        }
-        let mut limits = step.limits.clone();
-        // A step the run's budget cuts short keeps 1/20 of what is left for its failure's
-        // diagnosis (finding the sketch node with no match reads the whole e-graph).
-        limits.time = limits.time.min(options.budget.remaining().mul_f64(0.95));
-        limits.memory = limits.memory.min(options.budget.memory());
-        limits.nodes = limits.nodes.min(options.nodes.unwrap_or(usize::MAX));
-        let mut assumptions = Assumptions {
-            facts: program.facts.iter().chain(&assumed).cloned().collect(),
-            allow_new: true,
-            assumed: Vec::new(),
-        };
-        // The runner's last goal check is always on the final e-graph: it keeps what the
-        // step's result needs (the extracted term, or the partial matches for the report) so
-        // that the tables are not computed again after the search.
-        let mut checked = Checked::Partial(Vec::new());
-        let mut satisfied = |g: &RiseEGraph| {
-            let table = SketchTable::new(g, &step.sketch, step.cost);
-            checked = match (table.extract(root), table.cost_at(root)) {
-                (Some(term), Some(cost)) => Checked::Found(term, cost),
-                _ => Checked::Partial(table.partial_matches(&step.sketch, root)),
-            };
-            matches!(checked, Checked::Found(..))
-        };
-        let mut report = |it: &IterationStats| {
-            progress(&Progress {
-                step: &step.name,
-                index: (i + 1, steps.len()),
-                iteration: it,
-                elapsed: began.elapsed(),
-            })
-        };
-        let strategy = Strategy {
-            scheduler: step.scheduler.unwrap_or(options.strategy.scheduler),
-            seed: options.strategy.seed,
-        };
-        let closeness = |g: &RiseEGraph| sketch_progress(g, &step.sketch, root);
-        let guide = Guide {
+        let place = (i + 1, steps.len());
+        let mut searched = search_step(program, &term, step, place, &assumed, options, progress);
+        assumed.append(&mut searched.assumed);
+        stats.push(searched.record);
+        let StepSearch {
+            mut egraph,
             root,
-            progress: &closeness,
-            goal_bytes_per_id: SketchTable::bytes_per_id(&step.sketch),
-        };
-        let mut record = runner::run_with(
-            &mut eg,
-            &rules,
-            &limits,
-            &strategy,
-            Some(&guide),
-            &mut assumptions,
-            &mut satisfied,
-            &mut report,
-        );
-        record.name = Some(step.name.clone());
-        record.sketch = Some(sketch_text(program, &step.sketch));
-        record.summary.assumed = assumptions
-            .assumed
-            .iter()
-            .map(|n| crate::core::print::program_nat_to_source(program, n))
-            .collect();
-        assumed.extend(assumptions.assumed);
-        let (extracted, partial) = match checked {
-            Checked::Found(e, cost) => {
-                record.cost = Some(cost);
-                (Some(e), Vec::new())
-            }
-            Checked::Partial(p) => (None, p.iter().map(|s| sketch_text(program, s)).collect()),
-        };
-        record.step_time = Some(began.elapsed());
-        record.summary.message = record.step_line();
-        stats.push(record);
+            normal,
+            rules,
+            extracted,
+            partial,
+            ..
+        } = searched;
         match extracted {
             // The program keeps its parameters, whatever eta did at the root.
             Some(e) => {
                 if options.explain {
-                    let rewrites = explain::explain(&mut eg, &normal, &e).unwrap_or_default();
+                    let rewrites = explain::explain(&mut egraph, &normal, &e).unwrap_or_default();
                     explanations.push((step.name.clone(), rewrites));
                 }
                 term = restore_params(&e, program.size_params.len(), program.value_params.len());
-                crate::support::memory::discard(eg);
+                crate::support::memory::discard(egraph);
                 // Each fact it relies on was possible when assumed, but not necessarily with
                 // the others (assumed in other parts of the e-graph, or in earlier steps).
                 let needed = facts_needed(&term, program.size_params.len(), &program.facts);
@@ -315,7 +247,7 @@ pub fn run(
                     program,
                     step,
                     rules: &rules,
-                    egraph: eg,
+                    egraph,
                     root,
                     stats: stats.last().expect("the failed step was recorded"),
                     start: &normal,
@@ -331,8 +263,145 @@ pub fn run(
             }
         }
     }
+    Ok(outcome(program, term, stats, explanations))
+}
+
+/// One step's search: its e-graph and rules, its statistics, and what it found.
+struct StepSearch {
+    /// The e-graph as the search left it.
+    egraph: RiseEGraph,
+    /// The class of the step's start.
+    root: egg::Id,
+    /// The step's start, in beta-eta normal form.
+    normal: Expr,
+    /// The step's rules with the normal-form rules.
+    rules: Vec<Rule>,
+    /// The step's statistics (name, sketch, facts assumed, cost, time).
+    record: SearchStats,
+    /// The cheapest term satisfying the sketch, when one does.
+    extracted: Option<Expr>,
+    /// Otherwise the largest parts of the sketch that the root satisfies, as text.
+    partial: Vec<String>,
+    /// The facts the step assumed.
+    assumed: Vec<Nat>,
+}
+
+/// Grows an e-graph from `term` with `step`'s rules (and the normal-form rules), within the
+/// step's limits capped by what is left of the run's budget, until the root satisfies the
+/// step's sketch; `place` is the step's position (from 1) and the number of steps, and
+/// `assumed` the facts earlier steps assumed.
+fn search_step(
+    program: &TypedProgram,
+    term: &Expr,
+    step: &GuideStep,
+    place: (usize, usize),
+    assumed: &[Nat],
+    options: &SearchOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> StepSearch {
+    let began = Instant::now();
+    let normal = program_normal(term).unwrap_or(term.clone());
+    let mut eg = if options.explain {
+        explain::explaining_egraph()
+    } else {
+        RiseEGraph::default()
+    };
+    let root = egraph::add_expr(&mut eg, &normal);
+    let mut rules = step.rules.clone();
+    for r in normal_form_rules() {
+        if !rules.iter().any(|q| q.name == r.name) {
+            rules.push(r);
+        }
+    }
+    let mut limits = step.limits.clone();
+    // A step the run's budget cuts short keeps 1/20 of what is left for its failure's
+    // diagnosis (finding the sketch node with no match reads the whole e-graph).
+    limits.time = limits.time.min(options.budget.remaining().mul_f64(0.95));
+    limits.memory = limits.memory.min(options.budget.memory());
+    limits.nodes = limits.nodes.min(options.nodes.unwrap_or(usize::MAX));
+    let mut assumptions = Assumptions {
+        facts: program.facts.iter().chain(assumed).cloned().collect(),
+        allow_new: true,
+        assumed: Vec::new(),
+    };
+    // The runner's last goal check is always on the final e-graph: it keeps what the
+    // step's result needs (the extracted term, or the partial matches for the report) so
+    // that the tables are not computed again after the search.
+    let mut checked = Checked::Partial(Vec::new());
+    let mut satisfied = |g: &RiseEGraph| {
+        let table = SketchTable::new(g, &step.sketch, step.cost);
+        checked = match (table.extract(root), table.cost_at(root)) {
+            (Some(term), Some(cost)) => Checked::Found(term, cost),
+            _ => Checked::Partial(table.partial_matches(&step.sketch, root)),
+        };
+        matches!(checked, Checked::Found(..))
+    };
+    let mut report = |it: &IterationStats| {
+        progress(&Progress {
+            step: &step.name,
+            index: place,
+            iteration: it,
+            elapsed: began.elapsed(),
+        })
+    };
+    let strategy = Strategy {
+        scheduler: step.scheduler.unwrap_or(options.strategy.scheduler),
+        seed: options.strategy.seed,
+    };
+    let closeness = |g: &RiseEGraph| sketch_progress(g, &step.sketch, root);
+    let guide = Guide {
+        root,
+        progress: &closeness,
+        goal_bytes_per_id: SketchTable::bytes_per_id(&step.sketch),
+    };
+    let mut record = runner::run_with(
+        &mut eg,
+        &rules,
+        &limits,
+        &strategy,
+        Some(&guide),
+        &mut assumptions,
+        &mut satisfied,
+        &mut report,
+    );
+    record.name = Some(step.name.clone());
+    record.sketch = Some(sketch_text(program, &step.sketch));
+    record.summary.assumed = assumptions
+        .assumed
+        .iter()
+        .map(|n| crate::core::print::program_nat_to_source(program, n))
+        .collect();
+    let (extracted, partial) = match checked {
+        Checked::Found(e, cost) => {
+            record.cost = Some(cost);
+            (Some(e), Vec::new())
+        }
+        Checked::Partial(p) => (None, p.iter().map(|s| sketch_text(program, s)).collect()),
+    };
+    record.step_time = Some(began.elapsed());
+    record.summary.message = record.step_line();
+    StepSearch {
+        egraph: eg,
+        root,
+        normal,
+        rules,
+        record,
+        extracted,
+        partial,
+        assumed: assumptions.assumed,
+    }
+}
+
+/// The successful search's outcome: `program` with the last step's result `term` and the
+/// facts it relies on.
+fn outcome(
+    program: &TypedProgram,
+    term: Expr,
+    steps: Vec<SearchStats>,
+    explanations: Vec<(String, Vec<ExplanationStep>)>,
+) -> GuidedOutcome {
     let facts = facts_needed(&term, program.size_params.len(), &program.facts);
-    Ok(GuidedOutcome {
+    GuidedOutcome {
         program: TypedProgram {
             name: program.name.clone(),
             term,
@@ -346,9 +415,9 @@ pub fn run(
                     .unwrap_or_else(|| std::sync::Arc::new(program.term.clone())),
             ),
         },
-        steps: stats,
+        steps,
         explanations,
-    })
+    }
 }
 
 /// How close the root of `egraph` comes to satisfying `sketch`, in `[0, 1]`: the sketch nodes

@@ -3,7 +3,34 @@
 
 use super::*;
 
+/// An array value of type `ty` read through `view`.
+fn array_val(view: View<'_>, ty: Type) -> Val<'_> {
+    Val {
+        ty,
+        kind: ValKind::Array(Rc::new(view)),
+    }
+}
+
+/// A value of type `ty` computed where it is written (`d`), not where it is made.
+fn deferred_val(d: Deferred<'_>, ty: Type) -> Val<'_> {
+    Val {
+        ty,
+        kind: ValKind::Deferred(Rc::new(d)),
+    }
+}
+
+/// A scalar (or vector) value of type `ty`: the C expression `e`.
+fn scalar_val<'a>(e: CExpr, ty: Type) -> Val<'a> {
+    Val {
+        ty,
+        kind: ValKind::Scalar(e),
+    }
+}
+
 impl Translator {
+    /// `prim` applied to its size arguments `nats` and all of its value arguments `args`, as a
+    /// value of type `ty`. The primitives that need more than a line have a function each
+    /// below, by family: maps, pairs, layouts, padding, indexing, `let`, scalar operations.
     pub(super) fn apply_prim<'a>(
         &mut self,
         prim: Primitive,
@@ -12,42 +39,12 @@ impl Translator {
         ty: Type,
     ) -> R<Val<'a>> {
         use Primitive::*;
-        let array = |view: View<'a>, ty: Type| Val {
-            ty,
-            kind: ValKind::Array(Rc::new(view)),
-        };
-        let deferred = |d: Deferred<'a>, ty: Type| Val {
-            ty,
-            kind: ValKind::Deferred(Rc::new(d)),
-        };
         let nat = |i: usize| nats.get(i).cloned().unwrap_or_default();
         let a0 = args.remove(0);
         Ok(match prim {
             Map | MapSeq | MapSeqUnroll | MapPar => {
                 let xs = args.remove(0);
-                // `map f xs` of a computed `xs` with `f` only rearranging (any kind of map: it
-                // computes nothing) is written by writing `xs` through `f`'s layouts one level
-                // down, without a temporary.
-                if let ValKind::Deferred(_) = xs.kind {
-                    if let Some(layouts) = self.layout_function(&a0, &xs.ty)? {
-                        return Ok(layouts.into_iter().rev().fold(xs, |inner, (layout, depth)| {
-                            deferred(
-                                Deferred::Layout {
-                                    layout,
-                                    depth: depth + 1,
-                                    inner,
-                                },
-                                ty.clone(),
-                            )
-                        }));
-                    }
-                }
-                if prim == Map {
-                    let xs = self.force(xs)?;
-                    array(View::Map { f: a0, xs }, ty)
-                } else {
-                    deferred(Deferred::Map { prim, f: a0, xs }, ty)
-                }
+                self.apply_map(prim, a0, xs, ty)?
             }
             Reduce => {
                 return err(
@@ -56,7 +53,7 @@ impl Translator {
             }
             ReduceSeq | ReduceSeqUnroll => {
                 let init = args.remove(0);
-                deferred(
+                deferred_val(
                     Deferred::Reduce {
                         prim,
                         f: a0,
@@ -69,169 +66,236 @@ impl Translator {
             Zip => {
                 let a = self.force(a0)?;
                 let b = self.force(args.remove(0))?;
-                array(View::Zip(a, b), ty)
+                array_val(View::Zip(a, b), ty)
             }
-            Unzip => {
-                let xs = self.force(a0)?;
-                let TypeNode::Pair(t1, t2) = ty.get() else {
-                    return err("internal: unzip's type");
-                };
-                let first = array(
-                    View::Proj {
-                        inner: xs.clone(),
-                        second: false,
-                    },
-                    t1.clone(),
-                );
-                let second = array(View::Proj { inner: xs, second: true }, t2.clone());
-                Val {
-                    ty,
-                    kind: ValKind::Pair(Rc::new(first), Rc::new(second)),
-                }
-            }
-            Fst | Snd => match &a0.kind {
-                ValKind::Pair(x, y) => {
-                    if prim == Fst {
-                        (**x).clone()
-                    } else {
-                        (**y).clone()
-                    }
-                }
-                ValKind::Deferred(_) => {
-                    return err(format!(
-                        "`{}` of a computed pair is not supported: compute the components separately",
-                        prim.name()
-                    ))
-                }
-                _ => return err(format!("internal: `{}` of a non-pair", prim.name())),
-            },
+            Unzip => self.apply_unzip(a0, ty)?,
+            Fst | Snd => project(prim, a0)?,
             MakePair => Val {
                 ty,
                 kind: ValKind::Pair(Rc::new(a0), Rc::new(args.remove(0))),
             },
             Split | Join | Transpose | AsScalar | AsVector | AsVectorAligned => {
-                let layout = match prim {
-                    Split => Layout::Split(nat(0)),
-                    Join => Layout::Join(match a0.ty.get() {
-                        TypeNode::Array(_, row) => self.len(row)?,
-                        _ => return err("internal: join of a non-matrix"),
-                    }),
-                    Transpose => Layout::Transpose,
-                    AsScalar => Layout::AsScalar(self.lanes_of_elements(&a0.ty)?),
-                    _ => Layout::AsVector(nat(0).as_const().filter(|w| *w > 0).ok_or_else(
-                        || CodegenError::new("asVector: the lane count must be a constant"),
-                    )? as u64),
-                };
-                if matches!(a0.kind, ValKind::Deferred(_)) {
-                    deferred(
-                        Deferred::Layout {
-                            layout,
-                            depth: 0,
-                            inner: a0,
-                        },
-                        ty,
-                    )
-                } else {
-                    let inner = self.force(a0)?;
-                    array(layout_view(layout, inner), ty)
-                }
+                self.apply_layout(prim, nat(0), a0, ty)?
             }
-            Slide => array(
+            Slide => array_val(
                 View::Slide {
                     inner: self.force(a0)?,
                     sp: nat(1),
                 },
                 ty,
             ),
-            Take => array(
+            Take => array_val(
                 View::Offset {
                     inner: self.force(a0)?,
                     start: Ix::constant(0),
                 },
                 ty,
             ),
-            Drop => array(
+            Drop => array_val(
                 View::Offset {
                     inner: self.force(a0)?,
                     start: nat(0),
                 },
                 ty,
             ),
-            Pad => {
-                let xs = self.force(args.remove(0))?;
-                let n = self.len(&xs.ty)?;
-                let value = self.force(a0)?;
-                array(
-                    View::Pad {
-                        inner: xs,
-                        l: nat(0),
-                        n,
-                        value,
-                    },
-                    ty,
-                )
-            }
+            Pad => self.apply_pad(nat(0), a0, args.remove(0), ty)?,
             PadClamp => {
                 return err("`padClamp` is not supported by code generation yet")
             }
-            Generate => array(View::Generate { f: a0 }, ty),
-            Idx => {
-                let i = match self.force(a0)?.kind {
-                    ValKind::Index(i) => i,
-                    _ => return err("`idx` needs an index computed from a loop or generate"),
-                };
-                let xs = self.force(args.remove(0))?;
-                self.elem(&xs, &i)?
-            }
-            Let => {
-                let body = args.remove(0);
-                // A value the body never reads is not computed (no temporary, no unused C
-                // variable).
-                let unused = matches!(&body.kind, ValKind::Fun(f) if matches!(&**f,
-                    Func::Closure { body, .. } if !crate::core::debruijn::free_vars(body).contains(&0)));
-                let value = if unused { a0 } else { self.force(a0)? };
-                self.apply(body, value)?
-            }
+            Generate => array_val(View::Generate { f: a0 }, ty),
+            Idx => self.apply_idx(a0, args.remove(0))?,
+            Let => self.apply_let(a0, args.remove(0))?,
             Add | Sub | Mul | Div | Lt | Gt | Eq => {
-                let op = match prim {
-                    Add => BinOp::Add,
-                    Sub => BinOp::Sub,
-                    Mul => BinOp::Mul,
-                    Div => BinOp::Div,
-                    Lt => BinOp::Lt,
-                    Gt => BinOp::Gt,
-                    _ => BinOp::Eq,
-                };
-                let a = self.scalar(a0)?;
-                let b = self.scalar(args.remove(0))?;
-                Val {
-                    ty,
-                    kind: ValKind::Scalar(CExpr::Bin(op, Rc::new(a), Rc::new(b))),
-                }
+                self.apply_binary(prim, a0, args.remove(0), ty)?
             }
-            Neg => Val {
-                ty,
-                kind: ValKind::Scalar(CExpr::Neg(Rc::new(self.scalar(a0)?))),
-            },
+            Neg => scalar_val(CExpr::Neg(Rc::new(self.scalar(a0)?)), ty),
             Select => {
-                let c = self.scalar(a0)?;
-                let a = self.scalar(args.remove(0))?;
-                let b = self.scalar(args.remove(0))?;
-                Val {
-                    ty,
-                    kind: ValKind::Scalar(CExpr::Cond(Rc::new(c), Rc::new(a), Rc::new(b))),
-                }
+                let (a, b) = (args.remove(0), args.remove(0));
+                self.apply_select(a0, a, b, ty)?
             }
-            ToMem => deferred(Deferred::ToMem(a0), ty),
+            ToMem => deferred_val(Deferred::ToMem(a0), ty),
             VectorFromScalar => {
                 let vt = self.ctype(&ty)?;
                 let s = self.scalar(a0)?;
-                Val {
-                    ty,
-                    kind: ValKind::Scalar(self.broadcast(vt, s)),
-                }
+                scalar_val(self.broadcast(vt, s), ty)
             }
         })
+    }
+
+    /// `map f xs` (any kind of map): a view that applies `f` to each element for `map`, a loop
+    /// made where the result is written for the others. When `xs` is computed and `f` only
+    /// rearranges, `xs` is written through `f`'s layouts instead.
+    fn apply_map<'a>(&mut self, prim: Primitive, f: Val<'a>, xs: Val<'a>, ty: Type) -> R<Val<'a>> {
+        // `map f xs` of a computed `xs` with `f` only rearranging (any kind of map: it
+        // computes nothing) is written by writing `xs` through `f`'s layouts one level
+        // down, without a temporary.
+        if let ValKind::Deferred(_) = xs.kind {
+            if let Some(layouts) = self.layout_function(&f, &xs.ty)? {
+                return Ok(layouts
+                    .into_iter()
+                    .rev()
+                    .fold(xs, |inner, (layout, depth)| {
+                        deferred_val(
+                            Deferred::Layout {
+                                layout,
+                                depth: depth + 1,
+                                inner,
+                            },
+                            ty.clone(),
+                        )
+                    }));
+            }
+        }
+        Ok(if prim == Primitive::Map {
+            let xs = self.force(xs)?;
+            array_val(View::Map { f, xs }, ty)
+        } else {
+            deferred_val(Deferred::Map { prim, f, xs }, ty)
+        })
+    }
+
+    /// `unzip xs`: the pair of the views of its first and of its second components.
+    fn apply_unzip<'a>(&mut self, xs: Val<'a>, ty: Type) -> R<Val<'a>> {
+        let xs = self.force(xs)?;
+        let TypeNode::Pair(t1, t2) = ty.get() else {
+            return err("internal: unzip's type");
+        };
+        let first = array_val(
+            View::Proj {
+                inner: xs.clone(),
+                second: false,
+            },
+            t1.clone(),
+        );
+        let second = array_val(
+            View::Proj {
+                inner: xs,
+                second: true,
+            },
+            t2.clone(),
+        );
+        Ok(Val {
+            ty,
+            kind: ValKind::Pair(Rc::new(first), Rc::new(second)),
+        })
+    }
+
+    /// `split`, `join`, `transpose`, `asScalar` and `asVector` (lane count or split size
+    /// `n`): a layout, deferred with a computed array (written through it), else a view.
+    fn apply_layout<'a>(&mut self, prim: Primitive, n: Ix, xs: Val<'a>, ty: Type) -> R<Val<'a>> {
+        use Primitive::*;
+        let layout =
+            match prim {
+                Split => Layout::Split(n),
+                Join => Layout::Join(match xs.ty.get() {
+                    TypeNode::Array(_, row) => self.len(row)?,
+                    _ => return err("internal: join of a non-matrix"),
+                }),
+                Transpose => Layout::Transpose,
+                AsScalar => Layout::AsScalar(self.lanes_of_elements(&xs.ty)?),
+                _ => Layout::AsVector(n.as_const().filter(|w| *w > 0).ok_or_else(|| {
+                    CodegenError::new("asVector: the lane count must be a constant")
+                })? as u64),
+            };
+        Ok(if matches!(xs.kind, ValKind::Deferred(_)) {
+            deferred_val(
+                Deferred::Layout {
+                    layout,
+                    depth: 0,
+                    inner: xs,
+                },
+                ty,
+            )
+        } else {
+            let inner = self.force(xs)?;
+            array_val(layout_view(layout, inner), ty)
+        })
+    }
+
+    /// `pad l r value xs`: the view of `xs` with `value` before (`l` elements) and after it.
+    fn apply_pad<'a>(&mut self, l: Ix, value: Val<'a>, xs: Val<'a>, ty: Type) -> R<Val<'a>> {
+        let xs = self.force(xs)?;
+        let n = self.len(&xs.ty)?;
+        let value = self.force(value)?;
+        Ok(array_val(
+            View::Pad {
+                inner: xs,
+                l,
+                n,
+                value,
+            },
+            ty,
+        ))
+    }
+
+    /// `idx i xs`: element `i` of `xs`, `i` an index computed from a loop or `generate`.
+    fn apply_idx<'a>(&mut self, i: Val<'a>, xs: Val<'a>) -> R<Val<'a>> {
+        let i = match self.force(i)?.kind {
+            ValKind::Index(i) => i,
+            _ => return err("`idx` needs an index computed from a loop or generate"),
+        };
+        let xs = self.force(xs)?;
+        self.elem(&xs, &i)
+    }
+
+    /// `let value body`: `body` applied to `value`, computed first unless `body` never reads it.
+    fn apply_let<'a>(&mut self, value: Val<'a>, body: Val<'a>) -> R<Val<'a>> {
+        // A value the body never reads is not computed (no temporary, no unused C
+        // variable).
+        let unused = matches!(&body.kind, ValKind::Fun(f) if matches!(&**f,
+            Func::Closure { body, .. } if !crate::core::debruijn::free_vars(body).contains(&0)));
+        let value = if unused { value } else { self.force(value)? };
+        self.apply(body, value)
+    }
+
+    /// An arithmetic operation or a comparison of two scalars (or vectors): a C expression.
+    fn apply_binary<'a>(
+        &mut self,
+        prim: Primitive,
+        a: Val<'a>,
+        b: Val<'a>,
+        ty: Type,
+    ) -> R<Val<'a>> {
+        use Primitive::*;
+        let op = match prim {
+            Add => BinOp::Add,
+            Sub => BinOp::Sub,
+            Mul => BinOp::Mul,
+            Div => BinOp::Div,
+            Lt => BinOp::Lt,
+            Gt => BinOp::Gt,
+            _ => BinOp::Eq,
+        };
+        let a = self.scalar(a)?;
+        let b = self.scalar(b)?;
+        Ok(scalar_val(CExpr::Bin(op, Rc::new(a), Rc::new(b)), ty))
+    }
+
+    /// `select c a b`: the C conditional expression.
+    fn apply_select<'a>(&mut self, c: Val<'a>, a: Val<'a>, b: Val<'a>, ty: Type) -> R<Val<'a>> {
+        let c = self.scalar(c)?;
+        let a = self.scalar(a)?;
+        let b = self.scalar(b)?;
+        Ok(scalar_val(
+            CExpr::Cond(Rc::new(c), Rc::new(a), Rc::new(b)),
+            ty,
+        ))
+    }
+}
+
+/// `fst p` or `snd p` of a pair made by the program (not computed: those are refused).
+fn project(prim: Primitive, p: Val<'_>) -> R<Val<'_>> {
+    match &p.kind {
+        ValKind::Pair(x, y) => Ok(if prim == Primitive::Fst {
+            (**x).clone()
+        } else {
+            (**y).clone()
+        }),
+        ValKind::Deferred(_) => err(format!(
+            "`{}` of a computed pair is not supported: compute the components separately",
+            prim.name()
+        )),
+        _ => err(format!("internal: `{}` of a non-pair", prim.name())),
     }
 }
 

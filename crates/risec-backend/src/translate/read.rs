@@ -5,7 +5,9 @@ use super::*;
 impl Translator {
     // ---- reading ---------------------------------------------------------------------------
 
-    /// Element `i` of an array value.
+    /// Element `i` of an array value. Views that only rearrange indices are read here; reading
+    /// memory, the caller's arrays at rounded-up sizes, written acceptors and vectors made of
+    /// lanes have a function each below.
     pub fn elem<'a>(&mut self, xs: &Val<'a>, i: &Ix) -> R<Val<'a>> {
         let xs = self.force(xs.clone())?;
         let elem_ty = match xs.ty.get() {
@@ -25,87 +27,9 @@ impl Translator {
                 buf,
                 offset,
                 aligned_base,
-            } => {
-                let off = offset.add(&i.mul(&self.scalars(&elem_ty)?));
-                match elem_ty.get() {
-                    TypeNode::Array(..) => Ok(arr(View::Mem {
-                        buf: buf.clone(),
-                        offset: off,
-                        aligned_base: *aligned_base,
-                    })),
-                    TypeNode::Scalar(_) | TypeNode::Vector(..) => {
-                        let ct = self.ctype(&elem_ty)?;
-                        let aligned = *aligned_base && aligned_ok(ct, &off);
-                        Ok(Val {
-                            ty: elem_ty,
-                            kind: ValKind::Scalar(CExpr::Load {
-                                buf: buf.clone(),
-                                idx: off,
-                                ty: ct,
-                                aligned,
-                            }),
-                        })
-                    }
-                    _ => err(format!(
-                        "values of type {elem_ty} cannot be read from memory"
-                    )),
-                }
-            }
-            View::Edge { array, path } => {
-                let mut path = path.clone();
-                path.push(i.clone());
-                if matches!(elem_ty.get(), TypeNode::Array(..)) {
-                    return Ok(arr(View::Edge {
-                        array: array.clone(),
-                        path,
-                    }));
-                }
-                let ct = self.ctype(&elem_ty)?;
-                let Some((idx, guard)) = array.access(&path, 1) else {
-                    return err("internal: an element of the caller's array at a partial path");
-                };
-                let aligned = array.aligned_base && aligned_ok(ct, &idx);
-                Ok(Val {
-                    ty: elem_ty,
-                    kind: ValKind::Scalar(CExpr::edge_load(&array.buf, idx, ct, guard, aligned)),
-                })
-            }
-            View::Written(acc) => {
-                let at = acc.elem(i.clone());
-                if matches!(elem_ty.get(), TypeNode::Array(..)) {
-                    return Ok(arr(View::Written(at)));
-                }
-                let ct = self.ctype(&elem_ty)?;
-                let value = match resolve(&at.node, &at.path, self)? {
-                    Some(Resolved::Mem {
-                        buf,
-                        idx,
-                        aligned_base,
-                    }) => CExpr::Load {
-                        aligned: aligned_base && aligned_ok(ct, &idx),
-                        buf,
-                        idx,
-                        ty: ct,
-                    },
-                    Some(Resolved::Edge {
-                        buf,
-                        idx,
-                        guard,
-                        aligned_base,
-                    }) => {
-                        let aligned = aligned_base && aligned_ok(ct, &idx);
-                        CExpr::edge_load(&buf, idx, ct, guard, aligned)
-                    }
-                    // A vector written through a layout that addresses lanes one by one
-                    // (`asScalar`): read it back lane by lane.
-                    None if ct.lanes > 1 => self.written_lanes(&at, ct)?,
-                    _ => return err("internal: reading back an element that is not in memory"),
-                };
-                Ok(Val {
-                    ty: elem_ty,
-                    kind: ValKind::Scalar(value),
-                })
-            }
+            } => self.read_memory(buf, offset, *aligned_base, i, elem_ty),
+            View::Edge { array, path } => self.read_edge(array, path, i, elem_ty),
+            View::Written(acc) => self.read_written(acc, i, elem_ty),
             View::Offset { inner, start } => self.elem(inner, &start.add(i)),
             View::Split { inner, k } => Ok(arr(View::Offset {
                 inner: inner.clone(),
@@ -157,55 +81,7 @@ impl Translator {
                 };
                 self.apply(f.clone(), index)
             }
-            View::AsVector { inner, w } => {
-                let ct = self.ctype(&elem_ty)?;
-                let mut lanes = Vec::new();
-                for l in 0..*w {
-                    let x = self.elem(inner, &i.scale(*w as i64).add(&Ix::constant(l as i64)))?;
-                    lanes.push(self.scalar(x)?);
-                }
-                let load = contiguous_loads(&lanes)
-                    .map(|(buf, idx)| {
-                        let aligned = root_is_temp(inner) && aligned_ok(ct, &idx);
-                        CExpr::Load {
-                            buf,
-                            idx,
-                            ty: ct,
-                            aligned,
-                        }
-                    })
-                    .or_else(|| contiguous_edge_loads(&lanes, ct));
-                let value = match load {
-                    Some(load) => load,
-                    // The same element in every lane (a row of A seen along B's columns): a
-                    // broadcast, as `vectorFromScalar` gives.
-                    None if lanes.windows(2).all(|p| p[0] == p[1]) => {
-                        let s = lanes.swap_remove(0);
-                        self.broadcast(ct, s)
-                    }
-                    // The same operations in every lane on consecutive elements (`asVector`
-                    // of a mapped array): the operations on vectors.
-                    None => match self.lanewise(&lanes, ct) {
-                        Some(v) => v,
-                        None => {
-                            if lanes
-                                .iter()
-                                .any(|l| matches!(l, CExpr::Load { .. } | CExpr::EdgeLoad { .. }))
-                            {
-                                self.warn(format!(
-                                    "`asVector {w}` of `{}` gathers each vector's {w} lanes from elements that are not consecutive in memory ({w} scalar loads per vector, often slower than no vectors): vectorise along the dimension that is contiguous, or copy the array into that layout first (`toMem`, as the packing steps of sketches/matmul do)",
-                                    root_name(inner)
-                                ));
-                            }
-                            CExpr::Lanes(ct, lanes)
-                        }
-                    },
-                };
-                Ok(Val {
-                    ty: elem_ty,
-                    kind: ValKind::Scalar(value),
-                })
-            }
+            View::AsVector { inner, w } => self.read_as_vector(inner, *w, i, elem_ty),
             View::AsScalar { inner, w } => {
                 let wi = Ix::constant(*w as i64);
                 let v = self.elem(inner, &i.div(&wi))?;
@@ -232,6 +108,173 @@ impl Translator {
             }
         }
     }
+
+    /// Element `i` (of type `elem_ty`) of the array in `buf` from `offset` on: the view of a
+    /// row, or a load (aligned when the buffer's base is and the offset keeps it).
+    fn read_memory<'a>(
+        &mut self,
+        buf: &str,
+        offset: &Ix,
+        aligned_base: bool,
+        i: &Ix,
+        elem_ty: Type,
+    ) -> R<Val<'a>> {
+        let off = offset.add(&i.mul(&self.scalars(&elem_ty)?));
+        match elem_ty.get() {
+            TypeNode::Array(..) => Ok(Val {
+                ty: elem_ty.clone(),
+                kind: ValKind::Array(Rc::new(View::Mem {
+                    buf: buf.to_string(),
+                    offset: off,
+                    aligned_base,
+                })),
+            }),
+            TypeNode::Scalar(_) | TypeNode::Vector(..) => {
+                let ct = self.ctype(&elem_ty)?;
+                let aligned = aligned_base && aligned_ok(ct, &off);
+                Ok(Val {
+                    ty: elem_ty,
+                    kind: ValKind::Scalar(CExpr::Load {
+                        buf: buf.to_string(),
+                        idx: off,
+                        ty: ct,
+                        aligned,
+                    }),
+                })
+            }
+            _ => err(format!(
+                "values of type {elem_ty} cannot be read from memory"
+            )),
+        }
+    }
+
+    /// Element `i` (of type `elem_ty`) of the caller's array `array` at rounded-up sizes, at
+    /// `path` inside it: the view of a row, or a load that gives zero past the real sizes.
+    fn read_edge<'a>(
+        &mut self,
+        array: &Rc<crate::view::EdgeArray>,
+        path: &[Ix],
+        i: &Ix,
+        elem_ty: Type,
+    ) -> R<Val<'a>> {
+        let mut path = path.to_vec();
+        path.push(i.clone());
+        if matches!(elem_ty.get(), TypeNode::Array(..)) {
+            return Ok(Val {
+                ty: elem_ty,
+                kind: ValKind::Array(Rc::new(View::Edge {
+                    array: array.clone(),
+                    path,
+                })),
+            });
+        }
+        let ct = self.ctype(&elem_ty)?;
+        let Some((idx, guard)) = array.access(&path, 1) else {
+            return err("internal: an element of the caller's array at a partial path");
+        };
+        let aligned = array.aligned_base && aligned_ok(ct, &idx);
+        Ok(Val {
+            ty: elem_ty,
+            kind: ValKind::Scalar(CExpr::edge_load(&array.buf, idx, ct, guard, aligned)),
+        })
+    }
+
+    /// Element `i` (of type `elem_ty`) of an array already written through acceptor `acc`:
+    /// the view of a row, or read back from where it was written.
+    fn read_written<'a>(&mut self, acc: &Acc, i: &Ix, elem_ty: Type) -> R<Val<'a>> {
+        let at = acc.elem(i.clone());
+        if matches!(elem_ty.get(), TypeNode::Array(..)) {
+            return Ok(Val {
+                ty: elem_ty,
+                kind: ValKind::Array(Rc::new(View::Written(at))),
+            });
+        }
+        let ct = self.ctype(&elem_ty)?;
+        let value = match resolve(&at.node, &at.path, self)? {
+            Some(Resolved::Mem {
+                buf,
+                idx,
+                aligned_base,
+            }) => CExpr::Load {
+                aligned: aligned_base && aligned_ok(ct, &idx),
+                buf,
+                idx,
+                ty: ct,
+            },
+            Some(Resolved::Edge {
+                buf,
+                idx,
+                guard,
+                aligned_base,
+            }) => {
+                let aligned = aligned_base && aligned_ok(ct, &idx);
+                CExpr::edge_load(&buf, idx, ct, guard, aligned)
+            }
+            // A vector written through a layout that addresses lanes one by one
+            // (`asScalar`): read it back lane by lane.
+            None if ct.lanes > 1 => self.written_lanes(&at, ct)?,
+            _ => return err("internal: reading back an element that is not in memory"),
+        };
+        Ok(Val {
+            ty: elem_ty,
+            kind: ValKind::Scalar(value),
+        })
+    }
+
+    /// Vector `i` (of type `elem_ty`, `w` lanes) of `asVector w inner`: one vector load when
+    /// the lanes are consecutive in memory, a broadcast when they are one element, the
+    /// operations on vectors when every lane computes alike, else the lanes gathered one by
+    /// one (with a warning when they are loads).
+    fn read_as_vector<'a>(&mut self, inner: &Val<'a>, w: u64, i: &Ix, elem_ty: Type) -> R<Val<'a>> {
+        let ct = self.ctype(&elem_ty)?;
+        let mut lanes = Vec::new();
+        for l in 0..w {
+            let x = self.elem(inner, &i.scale(w as i64).add(&Ix::constant(l as i64)))?;
+            lanes.push(self.scalar(x)?);
+        }
+        let load = contiguous_loads(&lanes)
+            .map(|(buf, idx)| {
+                let aligned = root_is_temp(inner) && aligned_ok(ct, &idx);
+                CExpr::Load {
+                    buf,
+                    idx,
+                    ty: ct,
+                    aligned,
+                }
+            })
+            .or_else(|| contiguous_edge_loads(&lanes, ct));
+        let value = match load {
+            Some(load) => load,
+            // The same element in every lane (a row of A seen along B's columns): a
+            // broadcast, as `vectorFromScalar` gives.
+            None if lanes.windows(2).all(|p| p[0] == p[1]) => {
+                let s = lanes.swap_remove(0);
+                self.broadcast(ct, s)
+            }
+            // The same operations in every lane on consecutive elements (`asVector`
+            // of a mapped array): the operations on vectors.
+            None => match self.lanewise(&lanes, ct) {
+                Some(v) => v,
+                None => {
+                    if lanes
+                        .iter()
+                        .any(|l| matches!(l, CExpr::Load { .. } | CExpr::EdgeLoad { .. }))
+                    {
+                        self.warn(format!(
+                            "`asVector {w}` of `{}` gathers each vector's {w} lanes from elements that are not consecutive in memory ({w} scalar loads per vector, often slower than no vectors): vectorise along the dimension that is contiguous, or copy the array into that layout first (`toMem`, as the packing steps of sketches/matmul do)",
+                            root_name(inner)
+                        ));
+                    }
+                    CExpr::Lanes(ct, lanes)
+                }
+            },
+        };
+        Ok(Val {
+            ty: elem_ty,
+            kind: ValKind::Scalar(value),
+        })
+    }
+
     /// `inside` where `l <= i < l + n`, else `outside` (values of type `ty`): a conditional
     /// expression for scalars and vectors, a [`View::Choose`] for arrays.
     fn choose<'a>(

@@ -85,7 +85,8 @@ fn arr(v: Vec<Value>) -> Value {
     Value::Array(v.into())
 }
 
-/// Applies `prim` to all of its size arguments `nats` and value arguments `args`.
+/// Applies `prim` to all of its size arguments `nats` and value arguments `args`. The
+/// primitives that need more than a few lines have a function each below.
 pub(crate) fn call(
     prim: Primitive,
     site: &Site,
@@ -105,15 +106,7 @@ pub(crate) fn call(
         });
     }
     match prim {
-        Map | MapSeq | MapSeqUnroll | MapPar => {
-            let f = &args[0];
-            let xs = array(prim, &args[1])?;
-            let mut out = Vec::with_capacity(xs.len());
-            for x in xs.iter() {
-                out.push(apply(f, x.clone())?);
-            }
-            Ok(arr(out))
-        }
+        Map | MapSeq | MapSeqUnroll | MapPar => map(prim, &args[0], &args[1]),
         Reduce | ReduceSeq | ReduceSeqUnroll => {
             let f = &args[0];
             let mut acc = args[1].clone();
@@ -122,34 +115,8 @@ pub(crate) fn call(
             }
             Ok(acc)
         }
-        Zip => {
-            let (xs, ys) = (array(prim, &args[0])?, array(prim, &args[1])?);
-            if xs.len() != ys.len() {
-                return Err(EvalError::LengthMismatch {
-                    prim: prim.name(),
-                    left: xs.len() as u64,
-                    right: ys.len() as u64,
-                });
-            }
-            Ok(arr(xs
-                .iter()
-                .zip(ys.iter())
-                .map(|(x, y)| Value::pair(x.clone(), y.clone()))
-                .collect()))
-        }
-        Unzip => {
-            let xs = array(prim, &args[0])?;
-            let mut firsts = Vec::with_capacity(xs.len());
-            let mut seconds = Vec::with_capacity(xs.len());
-            for x in xs.iter() {
-                let Value::Pair(p) = x else {
-                    return Err(type_err(prim, "an array of pairs", x));
-                };
-                firsts.push(p.0.clone());
-                seconds.push(p.1.clone());
-            }
-            Ok(Value::pair(arr(firsts), arr(seconds)))
-        }
+        Zip => zip(prim, &args[0], &args[1]),
+        Unzip => unzip(prim, &args[0]),
         Fst | Snd => match &args[0] {
             Value::Pair(p) => Ok(if prim == Fst {
                 p.0.clone()
@@ -159,31 +126,7 @@ pub(crate) fn call(
             other => Err(type_err(prim, "a pair", other)),
         },
         MakePair => Ok(Value::pair(args[0].clone(), args[1].clone())),
-        Split => {
-            let k = nats[0];
-            let xs = array(prim, &args[0])?;
-            let len = xs.len() as u64;
-            if k == 0 {
-                if len != 0 {
-                    return Err(shape(
-                        prim,
-                        format!("split 0 of an array of {len} elements"),
-                    ));
-                }
-                let m = check_len(prim, site.result_len(prim, nats)?)?;
-                return Ok(arr(vec![arr(Vec::new()); m]));
-            }
-            if len % k != 0 {
-                return Err(shape(
-                    prim,
-                    format!("{k} does not divide the length {len} of the array"),
-                ));
-            }
-            Ok(arr(xs
-                .chunks(k as usize)
-                .map(|c| arr(c.to_vec()))
-                .collect()))
-        }
+        Split => split(prim, site, nats, &args[0]),
         Join => {
             let xss = array(prim, &args[0])?;
             let mut out = Vec::new();
@@ -192,98 +135,11 @@ pub(crate) fn call(
             }
             Ok(arr(out))
         }
-        Transpose => {
-            let rows = array(prim, &args[0])?;
-            let rows: Vec<&Rc<[Value]>> = rows
-                .iter()
-                .map(|r| array(prim, r))
-                .collect::<Result<_, _>>()?;
-            let m = match rows.first() {
-                Some(r) => r.len(),
-                None => check_len(prim, site.result_len(prim, nats)?)?,
-            };
-            if let Some(bad) = rows.iter().find(|r| r.len() != m) {
-                return Err(shape(
-                    prim,
-                    format!("rows of {m} and {} elements (not a matrix)", bad.len()),
-                ));
-            }
-            Ok(arr((0..m)
-                .map(|j| arr(rows.iter().map(|r| r[j].clone()).collect()))
-                .collect()))
-        }
-        Slide => {
-            let (sz, sp) = (nats[0], nats[1]);
-            let xs = array(prim, &args[0])?;
-            let len = xs.len() as u64;
-            // len = sp*n + sz - sp
-            let n = if sp == 0 {
-                if len != sz {
-                    return Err(shape(
-                        prim,
-                        format!("slide {sz} 0 of an array of {len} elements"),
-                    ));
-                }
-                check_len(prim, site.result_len(prim, nats)?)? as u64
-            } else {
-                let total = len.saturating_add(sp);
-                if total < sz || (total - sz) % sp != 0 || total == u64::MAX {
-                    return Err(shape(
-                        prim,
-                        format!("an array of {len} elements cannot be cut into windows of {sz} with step {sp}"),
-                    ));
-                }
-                (total - sz) / sp
-            };
-            check_len(prim, n.saturating_mul(sz))?;
-            let (sz, sp) = (sz as usize, sp as usize);
-            Ok(arr((0..n as usize)
-                .map(|i| arr(xs[i * sp..i * sp + sz].to_vec()))
-                .collect()))
-        }
-        Pad => {
-            let (l, r) = (nats[0], nats[1]);
-            let xs = array(prim, &args[1])?;
-            check_len(prim, l.saturating_add(r).saturating_add(xs.len() as u64))?;
-            let x = &args[0];
-            let mut out = Vec::with_capacity(xs.len() + (l + r) as usize);
-            out.extend(std::iter::repeat_n(x.clone(), l as usize));
-            out.extend(xs.iter().cloned());
-            out.extend(std::iter::repeat_n(x.clone(), r as usize));
-            Ok(arr(out))
-        }
-        PadClamp => {
-            let (l, r) = (nats[0], nats[1]);
-            let xs = array(prim, &args[0])?;
-            check_len(prim, l.saturating_add(r).saturating_add(xs.len() as u64))?;
-            let (Some(first), Some(last)) = (xs.first(), xs.last()) else {
-                if l + r == 0 {
-                    return Ok(arr(Vec::new()));
-                }
-                return Err(shape(prim, "cannot clamp-pad an empty array".into()));
-            };
-            let mut out = Vec::with_capacity(xs.len() + (l + r) as usize);
-            out.extend(std::iter::repeat_n(first.clone(), l as usize));
-            out.extend(xs.iter().cloned());
-            out.extend(std::iter::repeat_n(last.clone(), r as usize));
-            Ok(arr(out))
-        }
-        Take | Drop => {
-            let n = nats[0];
-            let xs = array(prim, &args[0])?;
-            if n > xs.len() as u64 {
-                return Err(shape(
-                    prim,
-                    format!("{n} elements of an array of {}", xs.len()),
-                ));
-            }
-            let n = n as usize;
-            Ok(arr(if prim == Take {
-                xs[..n].to_vec()
-            } else {
-                xs[n..].to_vec()
-            }))
-        }
+        Transpose => transpose(prim, site, nats, &args[0]),
+        Slide => slide(prim, site, nats, &args[0]),
+        Pad => pad(prim, nats, &args[0], &args[1]),
+        PadClamp => pad_clamp(prim, nats, &args[0]),
+        Take | Drop => take_drop(prim, nats[0], &args[0]),
         Generate => {
             let n = check_len(prim, site.result_len(prim, nats)?)?;
             let f = &args[0];
@@ -293,20 +149,7 @@ pub(crate) fn call(
             }
             Ok(arr(out))
         }
-        Idx => {
-            let xs = array(prim, &args[1])?;
-            let i = match &args[0] {
-                Value::Idx(i) => *i,
-                other => return Err(type_err(prim, "an index", other)),
-            };
-            match usize::try_from(i).ok().and_then(|i| xs.get(i)) {
-                Some(x) => Ok(x.clone()),
-                None => Err(EvalError::IndexOutOfBounds {
-                    index: i,
-                    len: xs.len() as u64,
-                }),
-            }
-        }
+        Idx => idx(prim, &args[0], &args[1]),
         Let => apply(&args[1], args[0].clone()),
         Add | Sub | Mul | Div => arith(prim, &args[0], &args[1]),
         Neg => neg(&args[0]),
@@ -317,31 +160,7 @@ pub(crate) fn call(
             other => Err(type_err(prim, "a bool", other)),
         },
         ToMem => Ok(args[0].clone()),
-        AsVector | AsVectorAligned => {
-            let w = nats[0];
-            let xs = array(prim, &args[0])?;
-            let len = xs.len() as u64;
-            if w == 0 {
-                if len != 0 {
-                    return Err(shape(
-                        prim,
-                        format!("vectors of 0 lanes from an array of {len} elements"),
-                    ));
-                }
-                let m = check_len(prim, site.result_len(prim, nats)?)?;
-                return Ok(arr(vec![Value::Vector(Vec::new().into()); m]));
-            }
-            if len % w != 0 {
-                return Err(shape(
-                    prim,
-                    format!("{w} lanes do not divide the length {len} of the array"),
-                ));
-            }
-            Ok(arr(xs
-                .chunks(w as usize)
-                .map(|c| Value::Vector(c.into()))
-                .collect()))
-        }
+        AsVector | AsVectorAligned => as_vector(prim, site, nats, &args[0]),
         AsScalar => {
             let xs = array(prim, &args[0])?;
             let mut out = Vec::new();
@@ -358,6 +177,224 @@ pub(crate) fn call(
             Ok(Value::Vector(vec![args[0].clone(); w].into()))
         }
     }
+}
+
+/// `map f xs` (any kind of map): `f` applied to each element, in order.
+fn map(prim: Primitive, f: &Value, xs: &Value) -> Result<Value, EvalError> {
+    let xs = array(prim, xs)?;
+    let mut out = Vec::with_capacity(xs.len());
+    for x in xs.iter() {
+        out.push(apply(f, x.clone())?);
+    }
+    Ok(arr(out))
+}
+
+/// `zip xs ys`: the pairs of elements at the same positions (the lengths must agree).
+fn zip(prim: Primitive, xs: &Value, ys: &Value) -> Result<Value, EvalError> {
+    let (xs, ys) = (array(prim, xs)?, array(prim, ys)?);
+    if xs.len() != ys.len() {
+        return Err(EvalError::LengthMismatch {
+            prim: prim.name(),
+            left: xs.len() as u64,
+            right: ys.len() as u64,
+        });
+    }
+    Ok(arr(xs
+        .iter()
+        .zip(ys.iter())
+        .map(|(x, y)| Value::pair(x.clone(), y.clone()))
+        .collect()))
+}
+
+/// `unzip xs`: the array of first components and the array of second components.
+fn unzip(prim: Primitive, xs: &Value) -> Result<Value, EvalError> {
+    let xs = array(prim, xs)?;
+    let mut firsts = Vec::with_capacity(xs.len());
+    let mut seconds = Vec::with_capacity(xs.len());
+    for x in xs.iter() {
+        let Value::Pair(p) = x else {
+            return Err(type_err(prim, "an array of pairs", x));
+        };
+        firsts.push(p.0.clone());
+        seconds.push(p.1.clone());
+    }
+    Ok(Value::pair(arr(firsts), arr(seconds)))
+}
+
+/// `split k xs`: rows of `k` elements (`k` must divide the length; `split 0` of an empty
+/// array gives as many empty rows as the type says).
+fn split(prim: Primitive, site: &Site, nats: &[u64], xs: &Value) -> Result<Value, EvalError> {
+    let k = nats[0];
+    let xs = array(prim, xs)?;
+    let len = xs.len() as u64;
+    if k == 0 {
+        if len != 0 {
+            return Err(shape(
+                prim,
+                format!("split 0 of an array of {len} elements"),
+            ));
+        }
+        let m = check_len(prim, site.result_len(prim, nats)?)?;
+        return Ok(arr(vec![arr(Vec::new()); m]));
+    }
+    if len % k != 0 {
+        return Err(shape(
+            prim,
+            format!("{k} does not divide the length {len} of the array"),
+        ));
+    }
+    Ok(arr(xs
+        .chunks(k as usize)
+        .map(|c| arr(c.to_vec()))
+        .collect()))
+}
+
+/// `transpose xss`: columns become rows (the rows must have one length; with no rows, the
+/// column count is the type's).
+fn transpose(prim: Primitive, site: &Site, nats: &[u64], xss: &Value) -> Result<Value, EvalError> {
+    let rows = array(prim, xss)?;
+    let rows: Vec<&Rc<[Value]>> = rows
+        .iter()
+        .map(|r| array(prim, r))
+        .collect::<Result<_, _>>()?;
+    let m = match rows.first() {
+        Some(r) => r.len(),
+        None => check_len(prim, site.result_len(prim, nats)?)?,
+    };
+    if let Some(bad) = rows.iter().find(|r| r.len() != m) {
+        return Err(shape(
+            prim,
+            format!("rows of {m} and {} elements (not a matrix)", bad.len()),
+        ));
+    }
+    Ok(arr((0..m)
+        .map(|j| arr(rows.iter().map(|r| r[j].clone()).collect()))
+        .collect()))
+}
+
+/// `slide sz sp xs`: the windows of `sz` elements every `sp` elements (they must fit the
+/// length exactly).
+fn slide(prim: Primitive, site: &Site, nats: &[u64], xs: &Value) -> Result<Value, EvalError> {
+    let (sz, sp) = (nats[0], nats[1]);
+    let xs = array(prim, xs)?;
+    let len = xs.len() as u64;
+    // len = sp*n + sz - sp
+    let n = if sp == 0 {
+        if len != sz {
+            return Err(shape(
+                prim,
+                format!("slide {sz} 0 of an array of {len} elements"),
+            ));
+        }
+        check_len(prim, site.result_len(prim, nats)?)? as u64
+    } else {
+        let total = len.saturating_add(sp);
+        if total < sz || (total - sz) % sp != 0 || total == u64::MAX {
+            return Err(shape(
+                prim,
+                format!(
+                    "an array of {len} elements cannot be cut into windows of {sz} with step {sp}"
+                ),
+            ));
+        }
+        (total - sz) / sp
+    };
+    check_len(prim, n.saturating_mul(sz))?;
+    let (sz, sp) = (sz as usize, sp as usize);
+    Ok(arr((0..n as usize)
+        .map(|i| arr(xs[i * sp..i * sp + sz].to_vec()))
+        .collect()))
+}
+
+/// `pad l r x xs`: `l` copies of `x`, the elements of `xs`, `r` copies of `x`.
+fn pad(prim: Primitive, nats: &[u64], x: &Value, xs: &Value) -> Result<Value, EvalError> {
+    let (l, r) = (nats[0], nats[1]);
+    let xs = array(prim, xs)?;
+    check_len(prim, l.saturating_add(r).saturating_add(xs.len() as u64))?;
+    let mut out = Vec::with_capacity(xs.len() + (l + r) as usize);
+    out.extend(std::iter::repeat_n(x.clone(), l as usize));
+    out.extend(xs.iter().cloned());
+    out.extend(std::iter::repeat_n(x.clone(), r as usize));
+    Ok(arr(out))
+}
+
+/// `padClamp l r xs`: `l` copies of the first element, the elements, `r` copies of the last.
+fn pad_clamp(prim: Primitive, nats: &[u64], xs: &Value) -> Result<Value, EvalError> {
+    let (l, r) = (nats[0], nats[1]);
+    let xs = array(prim, xs)?;
+    check_len(prim, l.saturating_add(r).saturating_add(xs.len() as u64))?;
+    let (Some(first), Some(last)) = (xs.first(), xs.last()) else {
+        if l + r == 0 {
+            return Ok(arr(Vec::new()));
+        }
+        return Err(shape(prim, "cannot clamp-pad an empty array".into()));
+    };
+    let mut out = Vec::with_capacity(xs.len() + (l + r) as usize);
+    out.extend(std::iter::repeat_n(first.clone(), l as usize));
+    out.extend(xs.iter().cloned());
+    out.extend(std::iter::repeat_n(last.clone(), r as usize));
+    Ok(arr(out))
+}
+
+/// `take n xs` (the first `n` elements) or `drop n xs` (all but them).
+fn take_drop(prim: Primitive, n: u64, xs: &Value) -> Result<Value, EvalError> {
+    let xs = array(prim, xs)?;
+    if n > xs.len() as u64 {
+        return Err(shape(
+            prim,
+            format!("{n} elements of an array of {}", xs.len()),
+        ));
+    }
+    let n = n as usize;
+    Ok(arr(if prim == Primitive::Take {
+        xs[..n].to_vec()
+    } else {
+        xs[n..].to_vec()
+    }))
+}
+
+/// `idx i xs`: element `i` of `xs` (an error past its end).
+fn idx(prim: Primitive, i: &Value, xs: &Value) -> Result<Value, EvalError> {
+    let xs = array(prim, xs)?;
+    let i = match i {
+        Value::Idx(i) => *i,
+        other => return Err(type_err(prim, "an index", other)),
+    };
+    match usize::try_from(i).ok().and_then(|i| xs.get(i)) {
+        Some(x) => Ok(x.clone()),
+        None => Err(EvalError::IndexOutOfBounds {
+            index: i,
+            len: xs.len() as u64,
+        }),
+    }
+}
+
+/// `asVector w xs`: vectors of `w` consecutive elements (`w` must divide the length; `w = 0`
+/// of an empty array gives as many empty vectors as the type says).
+fn as_vector(prim: Primitive, site: &Site, nats: &[u64], xs: &Value) -> Result<Value, EvalError> {
+    let w = nats[0];
+    let xs = array(prim, xs)?;
+    let len = xs.len() as u64;
+    if w == 0 {
+        if len != 0 {
+            return Err(shape(
+                prim,
+                format!("vectors of 0 lanes from an array of {len} elements"),
+            ));
+        }
+        let m = check_len(prim, site.result_len(prim, nats)?)?;
+        return Ok(arr(vec![Value::Vector(Vec::new().into()); m]));
+    }
+    if len % w != 0 {
+        return Err(shape(
+            prim,
+            format!("{w} lanes do not divide the length {len} of the array"),
+        ));
+    }
+    Ok(arr(xs
+        .chunks(w as usize)
+        .map(|c| Value::Vector(c.into()))
+        .collect()))
 }
 
 /// Lane-wise application of a binary scalar operation to two vectors.

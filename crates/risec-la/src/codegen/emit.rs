@@ -230,8 +230,9 @@ impl Emitter<'_> {
         }
     }
 
+    /// Emits node `i`: its value (an input, a literal, or a temporary its operation writes),
+    /// recorded in `values`. Each operation has a function below.
     fn node(&mut self, i: usize, inputs: &[Input]) -> Result<(), String> {
-        let s = self.shape(i);
         let value = match &self.nodes[i] {
             Math::Var(v) => {
                 let input = inputs
@@ -255,166 +256,179 @@ impl Emitter<'_> {
                 Value::Dense(v)
             }
             Math::Func(_) => return Ok(()),
-            Math::MMul([a, b]) => {
-                let (a, b) = (usize::from(*a), usize::from(*b));
-                let (sa, sb) = (self.shape(a), self.shape(b));
-                let out = self.dense_temp(i, "");
-                match (self.sparse(a), self.sparse(b)) {
-                    (Some(x), None) => {
-                        let d = self.dense(b);
-                        let _ = writeln!(
-                            self.body,
-                            "    la_csr_mm_dense({x}, {}, {d}, {out});",
-                            sb.cols
-                        );
-                    }
-                    (None, Some(y)) => {
-                        let d = self.dense(a);
-                        let _ = writeln!(
-                            self.body,
-                            "    la_dense_mm_csr({}, {d}, {y}, {out});",
-                            sa.rows
-                        );
-                    }
-                    _ => {
-                        let (da, db) = (self.dense(a), self.dense(b));
-                        self.kernels.insert(DenseKernel::MatMul);
-                        self.call(format!(
-                            "la_mmul({}, {}, {}, {out}, {da}, {db})",
-                            sa.rows, sb.cols, sa.cols
-                        ));
-                    }
-                }
-                Value::Dense(out)
-            }
-            Math::Mul([a, b]) | Math::Add([a, b]) => {
-                let op = if matches!(self.nodes[i], Math::Mul(_)) {
-                    BinOp::Mul
-                } else {
-                    BinOp::Add
-                };
-                let (a, b) = (usize::from(*a), usize::from(*b));
-                // A sparse operand of the result's shape keeps its non-zeros under `*`.
-                let sparse_side = [(a, b), (b, a)].into_iter().find(|&(x, y)| {
-                    self.sparse(x).is_some() && self.sparse(y).is_none() && self.shape(x) == s
-                });
-                let both_sparse = self.sparse(a).is_some()
-                    && self.sparse(b).is_some()
-                    && self.shape(a) == s
-                    && self.shape(b) == s;
-                if op == BinOp::Mul && both_sparse {
-                    let (x, y) = (
-                        self.sparse(a).unwrap_or_default(),
-                        self.sparse(b).unwrap_or_default(),
-                    );
-                    let out = self.sparse_temp(i);
-                    self.call(format!("la_csr_mul_csr({x}, {y}, {out})"));
-                    self.values[i] = Some(Value::Sparse(out));
-                    return Ok(());
-                }
-                match (op, sparse_side) {
-                    (BinOp::Mul, Some((x, y))) => {
-                        let sx = self.sparse(x).unwrap_or_default();
-                        let dy = self.dense(y);
-                        let sy = self.shape(y);
-                        let out = self.sparse_temp(i);
-                        self.call(format!(
-                            "la_csr_mul_dense({sx}, {dy}, {}, {}, {out})",
-                            sy.rows, sy.cols
-                        ));
-                        Value::Sparse(out)
-                    }
-                    _ => self.elementwise(i, op, a, b),
-                }
-            }
-            Math::T(a) => {
-                let a = usize::from(*a);
-                let sa = self.shape(a);
-                if let Some(x) = self.sparse(a) {
-                    let out = self.sparse_temp(i);
-                    self.call(format!("la_csr_transpose({x}, {out})"));
-                    Value::Sparse(out)
-                } else {
-                    let d = self.dense(a);
-                    let out = self.dense_temp(i, "");
-                    self.kernels.insert(DenseKernel::Transpose);
-                    self.call(format!(
-                        "la_transpose({}, {}, {out}, {d})",
-                        sa.rows, sa.cols
-                    ));
-                    Value::Dense(out)
-                }
-            }
-            Math::Sum(a) | Math::RowSums(a) | Math::ColSums(a) => {
-                let a = usize::from(*a);
-                let sa = self.shape(a);
-                let out = self.dense_temp(i, "");
-                let (kernel, which) = match self.nodes[i] {
-                    Math::Sum(_) => (DenseKernel::Sum, "sum"),
-                    Math::RowSums(_) => (DenseKernel::RowSums, "rowsums"),
-                    _ => (DenseKernel::ColSums, "colsums"),
-                };
-                if let Some(x) = self.sparse(a) {
-                    let _ = writeln!(self.body, "    la_csr_{which}({x}, {out});");
-                } else {
-                    let d = self.dense(a);
-                    self.kernels.insert(kernel);
-                    let sizes = if kernel == DenseKernel::Sum {
-                        format!("{}", sa.rows * sa.cols)
-                    } else {
-                        format!("{}, {}", sa.rows, sa.cols)
-                    };
-                    self.call(format!("{}({sizes}, {out}, {d})", kernel.name()));
-                }
-                Value::Dense(out)
-            }
+            Math::MMul([a, b]) => self.mmul(i, usize::from(*a), usize::from(*b)),
+            Math::Mul([a, b]) => self.mul(i, usize::from(*a), usize::from(*b)),
+            Math::Add([a, b]) => self.elementwise(i, BinOp::Add, usize::from(*a), usize::from(*b)),
+            Math::T(a) => self.transpose(i, usize::from(*a)),
+            Math::Sum(a) | Math::RowSums(a) | Math::ColSums(a) => self.sums(i, usize::from(*a)),
             Math::Map([f, a]) => {
-                let a = usize::from(*a);
                 let func = match &self.nodes[usize::from(*f)] {
                     Math::Func(func) => *func,
                     other => return Err(format!("not a function: {other}")),
                 };
-                let sparse_code = match func {
-                    Func::Abs => Some(0),
-                    Func::Relu => Some(1),
-                    Func::Sqrt => Some(2),
-                    _ => None,
-                };
-                match (self.sparse(a), sparse_code) {
-                    (Some(x), Some(code)) => {
-                        let out = self.sparse_temp(i);
-                        self.call(format!("la_csr_map({x}, {code}, {out})"));
-                        Value::Sparse(out)
-                    }
-                    _ => {
-                        let d = self.dense(a);
-                        let out = self.dense_temp(i, "");
-                        let n = s.rows * s.cols;
-                        match func {
-                            Func::Abs | Func::Relu | Func::Inv => {
-                                let k = DenseKernel::Map(func.name());
-                                self.kernels.insert(k);
-                                self.call(format!("{}({n}, {out}, {d})", k.name()));
-                            }
-                            _ => {
-                                let code = match func {
-                                    Func::Exp => 0,
-                                    Func::Log => 1,
-                                    Func::Sqrt => 2,
-                                    _ => 3,
-                                };
-                                let _ =
-                                    writeln!(self.body, "    la_map_c({code}, {n}, {out}, {d});");
-                            }
-                        }
-                        Value::Dense(out)
-                    }
-                }
+                self.map(i, func, usize::from(*a))
             }
             other => return Err(format!("not a linear-algebra operation: {other}")),
         };
         self.values[i] = Some(value);
         Ok(())
+    }
+
+    /// `mmul a b` (node `i`): the sparse runtime when one side is sparse, else the dense
+    /// Rise kernel.
+    fn mmul(&mut self, i: usize, a: usize, b: usize) -> Value {
+        let (sa, sb) = (self.shape(a), self.shape(b));
+        let out = self.dense_temp(i, "");
+        match (self.sparse(a), self.sparse(b)) {
+            (Some(x), None) => {
+                let d = self.dense(b);
+                let _ = writeln!(
+                    self.body,
+                    "    la_csr_mm_dense({x}, {}, {d}, {out});",
+                    sb.cols
+                );
+            }
+            (None, Some(y)) => {
+                let d = self.dense(a);
+                let _ = writeln!(
+                    self.body,
+                    "    la_dense_mm_csr({}, {d}, {y}, {out});",
+                    sa.rows
+                );
+            }
+            _ => {
+                let (da, db) = (self.dense(a), self.dense(b));
+                self.kernels.insert(DenseKernel::MatMul);
+                self.call(format!(
+                    "la_mmul({}, {}, {}, {out}, {da}, {db})",
+                    sa.rows, sb.cols, sa.cols
+                ));
+            }
+        }
+        Value::Dense(out)
+    }
+
+    /// `mul a b` (node `i`): sparse when an operand of the result's shape is (it keeps its
+    /// non-zeros), else dense.
+    fn mul(&mut self, i: usize, a: usize, b: usize) -> Value {
+        let s = self.shape(i);
+        // A sparse operand of the result's shape keeps its non-zeros under `*`.
+        let sparse_side = [(a, b), (b, a)].into_iter().find(|&(x, y)| {
+            self.sparse(x).is_some() && self.sparse(y).is_none() && self.shape(x) == s
+        });
+        let both_sparse = self.sparse(a).is_some()
+            && self.sparse(b).is_some()
+            && self.shape(a) == s
+            && self.shape(b) == s;
+        if both_sparse {
+            let (x, y) = (
+                self.sparse(a).unwrap_or_default(),
+                self.sparse(b).unwrap_or_default(),
+            );
+            let out = self.sparse_temp(i);
+            self.call(format!("la_csr_mul_csr({x}, {y}, {out})"));
+            return Value::Sparse(out);
+        }
+        match sparse_side {
+            Some((x, y)) => {
+                let sx = self.sparse(x).unwrap_or_default();
+                let dy = self.dense(y);
+                let sy = self.shape(y);
+                let out = self.sparse_temp(i);
+                self.call(format!(
+                    "la_csr_mul_dense({sx}, {dy}, {}, {}, {out})",
+                    sy.rows, sy.cols
+                ));
+                Value::Sparse(out)
+            }
+            None => self.elementwise(i, BinOp::Mul, a, b),
+        }
+    }
+
+    /// `t a` (node `i`): the sparse runtime's transpose of a sparse operand, else the dense
+    /// Rise kernel.
+    fn transpose(&mut self, i: usize, a: usize) -> Value {
+        let sa = self.shape(a);
+        if let Some(x) = self.sparse(a) {
+            let out = self.sparse_temp(i);
+            self.call(format!("la_csr_transpose({x}, {out})"));
+            Value::Sparse(out)
+        } else {
+            let d = self.dense(a);
+            let out = self.dense_temp(i, "");
+            self.kernels.insert(DenseKernel::Transpose);
+            self.call(format!(
+                "la_transpose({}, {}, {out}, {d})",
+                sa.rows, sa.cols
+            ));
+            Value::Dense(out)
+        }
+    }
+
+    /// `sum a`, `rowsums a` or `colsums a` (node `i`): dense, by the sparse runtime or the
+    /// dense Rise kernel.
+    fn sums(&mut self, i: usize, a: usize) -> Value {
+        let sa = self.shape(a);
+        let out = self.dense_temp(i, "");
+        let (kernel, which) = match self.nodes[i] {
+            Math::Sum(_) => (DenseKernel::Sum, "sum"),
+            Math::RowSums(_) => (DenseKernel::RowSums, "rowsums"),
+            _ => (DenseKernel::ColSums, "colsums"),
+        };
+        if let Some(x) = self.sparse(a) {
+            let _ = writeln!(self.body, "    la_csr_{which}({x}, {out});");
+        } else {
+            let d = self.dense(a);
+            self.kernels.insert(kernel);
+            let sizes = if kernel == DenseKernel::Sum {
+                format!("{}", sa.rows * sa.cols)
+            } else {
+                format!("{}, {}", sa.rows, sa.cols)
+            };
+            self.call(format!("{}({sizes}, {out}, {d})", kernel.name()));
+        }
+        Value::Dense(out)
+    }
+
+    /// `map func a` (node `i`): sparse for a sparse operand and a function with `f(0) = 0`
+    /// the runtime has; else dense, by a Rise kernel or the runtime's C `map`.
+    fn map(&mut self, i: usize, func: Func, a: usize) -> Value {
+        let s = self.shape(i);
+        let sparse_code = match func {
+            Func::Abs => Some(0),
+            Func::Relu => Some(1),
+            Func::Sqrt => Some(2),
+            _ => None,
+        };
+        match (self.sparse(a), sparse_code) {
+            (Some(x), Some(code)) => {
+                let out = self.sparse_temp(i);
+                self.call(format!("la_csr_map({x}, {code}, {out})"));
+                Value::Sparse(out)
+            }
+            _ => {
+                let d = self.dense(a);
+                let out = self.dense_temp(i, "");
+                let n = s.rows * s.cols;
+                match func {
+                    Func::Abs | Func::Relu | Func::Inv => {
+                        let k = DenseKernel::Map(func.name());
+                        self.kernels.insert(k);
+                        self.call(format!("{}({n}, {out}, {d})", k.name()));
+                    }
+                    _ => {
+                        let code = match func {
+                            Func::Exp => 0,
+                            Func::Log => 1,
+                            Func::Sqrt => 2,
+                            _ => 3,
+                        };
+                        let _ = writeln!(self.body, "    la_map_c({code}, {n}, {out}, {d});");
+                    }
+                }
+                Value::Dense(out)
+            }
+        }
     }
 
     /// A dense elementwise operation through the Rise kernel of its broadcast.
