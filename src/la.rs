@@ -87,11 +87,9 @@ fn cost(c: f64) -> String {
     }
 }
 
-/// Runs `risec la`; errors (unreadable or invalid files, an unavailable scheduler, a plan that
-/// fails its check) are rendered messages.
-pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
-    let program = la::load(std::path::Path::new(&args.file)).map_err(|e| e.to_string())?;
-    let options = LaOptions {
+/// The search's options as the command line gives them.
+fn options(args: &LaArgs) -> LaOptions {
+    LaOptions {
         time: args.time,
         memory: args
             .memory
@@ -105,9 +103,19 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
         } else {
             la::Extractor::Greedy
         },
+    }
+}
+
+/// Runs `risec la`; errors (unreadable or invalid files, an unavailable scheduler, a plan that
+/// fails its check) are rendered messages.
+pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
+    let program = la::load(std::path::Path::new(&args.file)).map_err(|e| e.to_string())?;
+    let options = options(args);
+    let mut out = LaOutput {
+        stdout: String::new(),
+        stderr: String::new(),
+        code: 0,
     };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
     if program.outputs.is_empty() && (args.output.is_some() || args.bench) {
         return Err(format!(
             "error: `{}` has no `output` to compile (only assertions)",
@@ -125,110 +133,143 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
         check_c_output(std::path::Path::new(path), &args.file, sketch)?;
     }
     if !program.outputs.is_empty() {
-        let plan = la::optimize(&program, &options).map_err(|e| e.to_string())?;
-        if args.stats {
-            let s = &plan.stats;
-            let _ = writeln!(
-                stderr,
-                "outputs: {} iterations, {} e-nodes, {} e-classes, stopped: {}, saturation {}, extraction {} ({})",
-                s.iterations,
-                s.enodes,
-                s.eclasses,
-                s.stop,
-                humantime::format_duration(round_ms(s.time)),
-                humantime::format_duration(round_ms(plan.extraction)),
-                plan.extractor,
-            );
-        }
-        if let Some(cut) = &plan.cut {
-            let _ = writeln!(stderr, "note: {cut}");
-        }
-        match la::check_plan_within(&program, &plan, args.seed, options.memory) {
-            Check::Agrees(e) => {
-                let _ = writeln!(
-                    stderr,
-                    "checked: the plan agrees with the outputs as written on random inputs (largest relative difference {e:.1e})"
-                );
-            }
-            Check::TooLarge(work) => {
-                let _ = writeln!(
-                    stderr,
-                    "not checked: evaluating the outputs as written would take about {} operations",
-                    cost(work)
-                );
-            }
-            Check::OverMemory(bytes) => {
-                let _ = writeln!(
-                    stderr,
-                    "not checked: evaluating the outputs as written would take about {} of memory, past what the memory limit leaves",
-                    crate::support::units::format_bytes(bytes)
-                );
-            }
-            Check::Differs(name, e) => {
-                return Err(format!(
-                    "error: internal compiler error: the plan of output `{name}` differs from the output as written (relative difference {e:.1e}); nothing was printed"
-                ));
-            }
-        }
-        stdout.push_str(&plan.text);
-        let _ = writeln!(
-            stdout,
-            "estimated cost: {} -> {}",
-            cost(plan.original_cost),
-            cost(plan.plan_cost)
-        );
-        if let Some(path) = &args.output {
-            write_c(path, &program, &plan, args.original, sketch)?;
-        }
-        if args.bench {
-            let dir = crate::support::cleanup::WorkDir::new()
-                .map_err(|e| format!("error: cannot make a directory: {e}"))?;
-            let t = la::codegen::bench::run(&program, &plan, args.rounds, dir.path(), sketch)
-                .map_err(|e| {
-                    if e.starts_with("error") {
-                        e
-                    } else {
-                        format!("error: {e}")
-                    }
-                })?;
-            if t.error.is_nan() || t.error > 1e-3 {
-                return Err(format!(
-                    "error: internal compiler error: the plan's C differs from the outputs' (relative difference {:.1e})",
-                    t.error
-                ));
-            }
-            let _ = writeln!(
-                stdout,
-                "benchmark (risec C, median of {} calls): as written {:.3} ms, plan {:.3} ms, {} (outputs agree within {:.1e})",
-                t.rounds,
-                t.original_ms,
-                t.plan_ms,
-                speed_up(t.original_ms, t.plan_ms),
-                t.error
-            );
-        }
+        plan_outputs(args, &program, &options, sketch, &mut out)?;
     }
-    let mut code = 0;
+    prove_assertions(args, &program, &options, &mut out)?;
+    Ok(out)
+}
+
+/// The outputs' plan: found, checked against the outputs as written, printed, and written as C
+/// or benchmarked as the arguments say.
+fn plan_outputs(
+    args: &LaArgs,
+    program: &la::LaProgram,
+    options: &LaOptions,
+    sketch: Option<&std::path::Path>,
+    out: &mut LaOutput,
+) -> Result<(), String> {
+    let plan = la::optimize(program, options).map_err(|e| e.to_string())?;
+    if args.stats {
+        let s = &plan.stats;
+        let _ = writeln!(
+            out.stderr,
+            "outputs: {} iterations, {} e-nodes, {} e-classes, stopped: {}, saturation {}, extraction {} ({})",
+            s.iterations,
+            s.enodes,
+            s.eclasses,
+            s.stop,
+            humantime::format_duration(round_ms(s.time)),
+            humantime::format_duration(round_ms(plan.extraction)),
+            plan.extractor,
+        );
+    }
+    if let Some(cut) = &plan.cut {
+        let _ = writeln!(out.stderr, "note: {cut}");
+    }
+    let checked = check_line(la::check_plan_within(
+        program,
+        &plan,
+        args.seed,
+        options.memory,
+    ))?;
+    let _ = writeln!(out.stderr, "{checked}");
+    out.stdout.push_str(&plan.text);
+    let _ = writeln!(
+        out.stdout,
+        "estimated cost: {} -> {}",
+        cost(plan.original_cost),
+        cost(plan.plan_cost)
+    );
+    if let Some(path) = &args.output {
+        write_c(path, program, &plan, args.original, sketch)?;
+    }
+    if args.bench {
+        let line = bench_line(program, &plan, args.rounds, sketch)?;
+        let _ = writeln!(out.stdout, "{line}");
+    }
+    Ok(())
+}
+
+/// What the check of the plan against the outputs as written found, as the line printed; an
+/// error where they differ.
+fn check_line(check: Check) -> Result<String, String> {
+    match check {
+        Check::Agrees(e) => Ok(format!(
+            "checked: the plan agrees with the outputs as written on random inputs (largest relative difference {e:.1e})"
+        )),
+        Check::TooLarge(work) => Ok(format!(
+            "not checked: evaluating the outputs as written would take about {} operations",
+            cost(work)
+        )),
+        Check::OverMemory(bytes) => Ok(format!(
+            "not checked: evaluating the outputs as written would take about {} of memory, past what the memory limit leaves",
+            crate::support::units::format_bytes(bytes)
+        )),
+        Check::Differs(name, e) => Err(format!(
+            "error: internal compiler error: the plan of output `{name}` differs from the output as written (relative difference {e:.1e}); nothing was printed"
+        )),
+    }
+}
+
+/// `--bench`: the plan's C timed against the outputs' as written; the line printed.
+fn bench_line(
+    program: &la::LaProgram,
+    plan: &la::LaPlan,
+    rounds: usize,
+    sketch: Option<&std::path::Path>,
+) -> Result<String, String> {
+    let dir = crate::support::cleanup::WorkDir::new()
+        .map_err(|e| format!("error: cannot make a directory: {e}"))?;
+    let t = la::codegen::bench::run(program, plan, rounds, dir.path(), sketch).map_err(|e| {
+        if e.starts_with("error") {
+            e
+        } else {
+            format!("error: {e}")
+        }
+    })?;
+    if t.error.is_nan() || t.error > 1e-3 {
+        return Err(format!(
+            "error: internal compiler error: the plan's C differs from the outputs' (relative difference {:.1e})",
+            t.error
+        ));
+    }
+    Ok(format!(
+        "benchmark (risec C, median of {} calls): as written {:.3} ms, plan {:.3} ms, {} (outputs agree within {:.1e})",
+        t.rounds,
+        t.original_ms,
+        t.plan_ms,
+        speed_up(t.original_ms, t.plan_ms),
+        t.error
+    ))
+}
+
+/// Proves the `assert` lines; exit status 2 where one is not proven.
+fn prove_assertions(
+    args: &LaArgs,
+    program: &la::LaProgram,
+    options: &LaOptions,
+    out: &mut LaOutput,
+) -> Result<(), String> {
     for assertion in &program.assertions {
-        let proof = la::prove(&program, assertion, &options).map_err(|e| e.to_string())?;
+        let proof = la::prove(program, assertion, options).map_err(|e| e.to_string())?;
         let s = &proof.stats;
         let verdict = if proof.proven { "proven" } else { "not proven" };
         let _ = writeln!(
-            stdout,
+            out.stdout,
             "{verdict}: {}:{}: {}",
             program.file.name, assertion.line, assertion.text
         );
         if !proof.proven {
-            code = 2;
+            out.code = 2;
             let _ = writeln!(
-                stdout,
+                out.stdout,
                 "  (saturation stopped: {}, after {} iterations and {} e-nodes)",
                 s.stop, s.iterations, s.enodes
             );
         }
         if args.stats {
             let _ = writeln!(
-                stderr,
+                out.stderr,
                 "line {}: {} iterations, {} e-nodes, stopped: {}, {}",
                 assertion.line,
                 s.iterations,
@@ -238,11 +279,7 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
             );
         }
     }
-    Ok(LaOutput {
-        stdout,
-        stderr,
-        code,
-    })
+    Ok(())
 }
 
 /// `speed-up 2.5x`, or why there is none: a time of zero (below the clock's resolution) or not

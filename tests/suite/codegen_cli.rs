@@ -81,45 +81,6 @@ fn emit_c_rejects_a_high_level_program_with_the_reason() {
 }
 
 #[test]
-fn bench_rejects_bad_arguments_clearly() {
-    let out = risec(&["bench", "--size", "m=4,n=4,k=4"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("`risec bench` needs the program and its versions"),
-        "{}",
-        stderr(&out)
-    );
-    let out = risec(&[
-        "bench",
-        "--version",
-        "parallel=examples/lowlevel/parallel.rise",
-        "--size",
-        "m=0,n=4,k=4",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("size `m` is 0"), "{}", stderr(&out));
-    let out = risec(&[
-        "bench",
-        "--version",
-        "dot=examples/lowlevel/dot.rise",
-        "--size",
-        "m=32,n=32,k=32",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("; the program has type (m : nat) -> (n : nat) -> (k : nat)"),
-        "{}",
-        stderr(&out)
-    );
-    let out = risec(&["bench", "--version", "nofile"]);
-    assert!(
-        stderr(&out).contains("expected NAME=FILE.rise"),
-        "{}",
-        stderr(&out)
-    );
-}
-
-#[test]
 fn bench_prints_the_table_with_baselines() {
     let dir = out_dir("bench");
     let csv = dir.join("r.csv");

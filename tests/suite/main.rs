@@ -10,6 +10,7 @@ mod bounds_sweep;
 mod budget;
 mod c_safety;
 mod cli;
+mod cli_table;
 mod codegen_c;
 mod codegen_cli;
 mod diagnose;

@@ -4,52 +4,6 @@
 use crate::common::{risec, stderr, stdout, temp_file};
 
 #[test]
-fn a_byte_order_mark_is_skipped() {
-    let path = temp_file("bom.rise", b"\xEF\xBB\xBFdef f (x : f32) : f32 = x + 1.0\n");
-    let out = risec(&["check", path.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "f : f32 -> f32\n");
-    // Positions on the first line do not count it.
-    let bad = temp_file("bom-bad.rise", b"\xEF\xBB\xBFdef f (x : f32) : f32 = y\n");
-    let out = risec(&["check", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("bom-bad.rise:1:25"),
-        "{}",
-        stderr(&out)
-    );
-}
-
-#[test]
-fn sizes_given_twice_or_too_large_are_errors() {
-    let out = risec(&["eval", "examples/dot.rise", "--size", "n=2,n=3"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("`--size` gives `n` twice"),
-        "{}",
-        stderr(&out)
-    );
-    let out = risec(&[
-        "eval",
-        "examples/dot.rise",
-        "--size",
-        "n=99999999999999999999",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("size `n=99999999999999999999` is too large"),
-        "{}",
-        stderr(&out)
-    );
-    let out = risec(&["eval", "examples/dot.rise", "--size", "n=two"]);
-    assert!(
-        stderr(&out).contains("expected a natural number"),
-        "{}",
-        stderr(&out)
-    );
-}
-
-#[test]
 fn duplicate_names_point_at_both_places() {
     let path = temp_file(
         "dup.rise",
@@ -257,76 +211,6 @@ fn eval_reads_and_writes_json() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["sizes"]["n"], 4);
     assert_eq!(json["result"], 4.5);
-}
-
-#[test]
-fn bad_json_inputs_are_clear_errors() {
-    let cases: [(&[u8], &str); 5] = [
-        (
-            b"{\"xs\": [1, 2], \"ys\": [1, 2, 3]}",
-            "`ys`: expected a list of 2 elements, found a list of 3 elements",
-        ),
-        (
-            b"{\"xs\": [1, \"a\"]}",
-            "`xs[1]`: expected f32, found a string",
-        ),
-        (
-            b"{\"zs\": [1]}",
-            "gives `zs`, which is not a parameter of `dot`",
-        ),
-        (b"[1, 2]", "must hold a JSON object"),
-        (b"{\"xs\": [1,", "is not valid JSON"),
-    ];
-    for (i, (text, expected)) in cases.iter().enumerate() {
-        let path = temp_file(&format!("bad-inputs-{i}.json"), text);
-        let out = risec(&[
-            "eval",
-            "examples/dot.rise",
-            "--inputs",
-            path.to_str().unwrap(),
-        ]);
-        assert_eq!(out.status.code(), Some(1), "{expected}");
-        assert!(stderr(&out).contains(expected), "{}", stderr(&out));
-    }
-}
-
-#[test]
-fn sizes_that_cannot_exist_are_errors() {
-    let cases: [(&str, &str, &str); 5] = [
-        (
-            "def f {n : nat} (x : ((2*n+1)/2*2).f32) = x\n",
-            "error: this size is never a whole number",
-            "no sizes make `n + 1/2` a whole number",
-        ),
-        (
-            // 4n + 1 is odd: however large the divisor (more residues than are tried).
-            "def f {n : nat} (x : ((4*n+1)/1048576*1048576).f32) = x\n",
-            "error: this size is never a whole number",
-            "no sizes make `(4*n + 1)/1048576` a whole number",
-        ),
-        (
-            "def f {n : nat} (x : (3-n-5).f32) = x\n",
-            "error: this size is always negative",
-            "is below 0 for every size",
-        ),
-        (
-            "def f (x : 10.f32) = slide 3 0 x\n",
-            "error: the step of `slide` must be at least 1",
-            ".rise:1:30",
-        ),
-        (
-            "def f (x : 10.f32) = split 0 x\n",
-            "error: the chunk size of `split` must be at least 1",
-            ".rise:1:28",
-        ),
-    ];
-    for (i, (src, message, detail)) in cases.iter().enumerate() {
-        let path = temp_file(&format!("impossible-{i}.rise"), src.as_bytes());
-        let out = risec(&["check", path.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1), "{src}");
-        assert!(stderr(&out).contains(message), "{src}: {}", stderr(&out));
-        assert!(stderr(&out).contains(detail), "{src}: {}", stderr(&out));
-    }
 }
 
 #[test]

@@ -79,6 +79,15 @@ impl Built {
 /// Compiles the kernels and the driver into `dir`.
 pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
     let shape = Shape::of(k.program).map_err(|reason| BenchError::Generic { reason })?;
+    if let Some(v) = k
+        .versions
+        .iter()
+        .find(|v| v.name == "naive" || v.name == REFERENCE)
+    {
+        return Err(BenchError::ReservedName {
+            name: v.name.clone(),
+        });
+    }
     std::fs::create_dir_all(dir).map_err(|source| BenchError::CreateDir {
         path: dir.to_path_buf(),
         source,
@@ -110,58 +119,18 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
         },
         false,
     ));
-    if let Some(v) = k
-        .versions
-        .iter()
-        .find(|v| v.name == "naive" || v.name == REFERENCE)
-    {
-        return Err(BenchError::ReservedName {
-            name: v.name.clone(),
-        });
-    }
     versions.extend(k.versions.iter().cloned().map(|v| (v, false)));
     let mut sources = Vec::new();
     let mut entries: Vec<(String, String)> = Vec::new();
     let mut kernels = Vec::new();
     for (v, wide) in &versions {
-        if v.program.term.ty != k.program.term.ty {
-            return Err(BenchError::Type {
-                version: v.name.clone(),
-                found: crate::core::print::program_type_to_source(&v.program),
-                expected: crate::core::print::program_type_to_source(k.program),
-            });
-        }
         let function = crate::kernel_function(&v.name);
         if entries.iter().any(|(_, f)| *f == function) {
             return Err(BenchError::DuplicateVersion {
                 name: v.name.clone(),
             });
         }
-        let options = CodegenOptions {
-            sizes: None,
-            header_name: format!("{function}.h"),
-            function_name: Some(function.clone()),
-            exact_sizes: v.exact_sizes,
-            wide_scalars: *wide,
-        };
-        let c = emit_c(&v.program, &options).map_err(|source| BenchError::Codegen {
-            version: v.name.clone(),
-            source,
-        })?;
-        for w in &c.warnings {
-            eprint!(
-                "{}",
-                crate::diagnostics::render_unplaced(
-                    crate::diagnostics::Severity::Warning,
-                    &format!("version `{}`: {w}", v.name),
-                    &[]
-                )
-            );
-        }
-        let file = dir.join(format!("{function}.c"));
-        crate::write(&file, &c.source)?;
-        crate::write(&dir.join(format!("{function}.h")), &c.header)?;
-        sources.push(file);
+        sources.push(emit_version(v, *wide, k.program, &function, dir)?);
         entries.push((v.name.clone(), function));
         if !wide {
             kernels.push((v.name.clone(), crate::Origin::Generated));
@@ -210,22 +179,13 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
     )?;
     sources.push(driver);
     let exe = dir.join("risec-bench");
-    // A baseline's own headers sit beside it (the TVM steps include `baselines.h`).
-    let mut include_dirs = vec![dir.to_path_buf()];
-    for u in k.user {
-        if let Some(parent) = u.file.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !include_dirs.iter().any(|d| d == parent) {
-                include_dirs.push(parent.to_path_buf());
-            }
-        }
-    }
     let mut flags: Vec<&str> = if k.sanitize {
         SANITIZE_FLAGS.to_vec()
     } else {
         Vec::new()
     };
     flags.extend(k.extra_flags.iter().copied());
-    compile_executable(&sources, &include_dirs, &exe, &flags, &libs)?;
+    compile_executable(&sources, &include_dirs(k.user, dir), &exe, &flags, &libs)?;
     Ok(Built {
         exe,
         shape,
@@ -235,6 +195,63 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
         sanitized: k.sanitize,
         program: k.program.clone(),
     })
+}
+
+/// Writes version `v`'s C (function `function`; `wide`: computed in double precision) into
+/// `dir`; returns the C file. Its type must be `program`'s.
+fn emit_version(
+    v: &Version,
+    wide: bool,
+    program: &TypedProgram,
+    function: &str,
+    dir: &Path,
+) -> Result<PathBuf, BenchError> {
+    if v.program.term.ty != program.term.ty {
+        return Err(BenchError::Type {
+            version: v.name.clone(),
+            found: crate::core::print::program_type_to_source(&v.program),
+            expected: crate::core::print::program_type_to_source(program),
+        });
+    }
+    let options = CodegenOptions {
+        sizes: None,
+        header_name: format!("{function}.h"),
+        function_name: Some(function.to_string()),
+        exact_sizes: v.exact_sizes,
+        wide_scalars: wide,
+    };
+    let c = emit_c(&v.program, &options).map_err(|source| BenchError::Codegen {
+        version: v.name.clone(),
+        source,
+    })?;
+    for w in &c.warnings {
+        eprint!(
+            "{}",
+            crate::diagnostics::render_unplaced(
+                crate::diagnostics::Severity::Warning,
+                &format!("version `{}`: {w}", v.name),
+                &[]
+            )
+        );
+    }
+    let file = dir.join(format!("{function}.c"));
+    crate::write(&file, &c.source)?;
+    crate::write(&dir.join(format!("{function}.h")), &c.header)?;
+    Ok(file)
+}
+
+/// The C compiler's include folders: `dir` (the generated headers), then the folder of each
+/// baseline's file (its own headers sit beside it: the TVM steps include `baselines.h`).
+fn include_dirs(user: &[UserBaseline], dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![dir.to_path_buf()];
+    for u in user {
+        if let Some(parent) = u.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !dirs.iter().any(|d| d == parent) {
+                dirs.push(parent.to_path_buf());
+            }
+        }
+    }
+    dirs
 }
 
 /// The C compiler's flags of a sanitized build: AddressSanitizer and UBSan, every report fatal.

@@ -1,6 +1,6 @@
 //! Timing: every kernel of a built driver checked against the reference at the benchmark
 //! sizes, then timed in interleaved rounds at each thread count beside a `memcpy` of the same
-//! bytes ([`bench`]); and the same check without the timing ([`check`]), which tests use at
+//! bytes ([`bench()`]); and the same check without the timing ([`check()`]), which tests use at
 //! sizes the interpreter would take too long for.
 
 use crate::compile::parse_lines;
@@ -12,7 +12,7 @@ use std::path::Path;
 /// One timed row of the driver.
 #[derive(Clone, Debug)]
 pub struct Row {
-    /// The kernel's name ([`driver::COPY`] for the copy).
+    /// The kernel's name ([`crate::driver::COPY`] for the copy).
     pub name: String,
     /// Who wrote it (`None` for the copy).
     pub origin: Option<crate::Origin>,
