@@ -17,7 +17,7 @@ use crate::ir::types::Type;
 use std::rc::Rc;
 
 /// The translation environment: values of the enclosing lambdas, innermost last.
-pub type Env<'a> = Rc<Vec<Val<'a>>>;
+pub type Bindings<'a> = Rc<Vec<Val<'a>>>;
 
 /// A value during translation, with its Rise type.
 #[derive(Clone)]
@@ -52,7 +52,7 @@ pub enum Func<'a> {
         /// The body (expression index 0 is the parameter).
         body: &'a Expr,
         /// The values of the enclosing lambdas.
-        env: Env<'a>,
+        env: Bindings<'a>,
     },
     /// A primitive with the size and value arguments given so far.
     Prim {

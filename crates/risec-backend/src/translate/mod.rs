@@ -19,7 +19,9 @@ use write::{
 use super::c_ast::{BinOp, CExpr, CType, Guard, LoopOrigin, Place, Schedule, Stmt};
 use super::ix::Ix;
 use super::names::{c_identifier, is_safe_c_name};
-use super::view::{rewrite_path, Acc, AccNode, Deferred, Env, Func, Layout, Val, ValKind, View};
+use super::view::{
+    rewrite_path, Acc, AccNode, Bindings, Deferred, Func, Layout, Val, ValKind, View,
+};
 use super::CodegenError;
 use crate::core::{Expr, ExprKind, Literal};
 use crate::ir::nat::{Nat, NatAtom, NatOp};
@@ -426,11 +428,11 @@ impl Translator {
 
     /// Evaluates a term to a value (views and deferred computations; statements are emitted
     /// only for values that must be materialised).
-    pub fn eval<'a>(&mut self, e: &'a Expr, env: &Env<'a>) -> R<Val<'a>> {
+    pub fn eval<'a>(&mut self, e: &'a Expr, env: &Bindings<'a>) -> R<Val<'a>> {
         crate::support::stack::guarded(|| self.eval_unguarded(e, env))
     }
 
-    fn eval_unguarded<'a>(&mut self, e: &'a Expr, env: &Env<'a>) -> R<Val<'a>> {
+    fn eval_unguarded<'a>(&mut self, e: &'a Expr, env: &Bindings<'a>) -> R<Val<'a>> {
         let ty = e.ty.clone();
         match &e.kind {
             ExprKind::Var(i) => env

@@ -6,7 +6,7 @@
 //! an elementwise function with `f(0) = 0`, or a transpose of a sparse value (these keep the
 //! operand's non-zeros). A sparse operand of any other operation is expanded to dense first.
 
-use super::kernels::{BinOp, Broadcast, DenseKernel};
+use super::kernels::{Broadcast, DenseKernel, ElementwiseOp};
 use crate::check::{Func, Input, Shape};
 use crate::lang::Math;
 use egg::{Id, Language, RecExpr};
@@ -258,7 +258,9 @@ impl Emitter<'_> {
             Math::Func(_) => return Ok(()),
             Math::MMul([a, b]) => self.mmul(i, usize::from(*a), usize::from(*b)),
             Math::Mul([a, b]) => self.mul(i, usize::from(*a), usize::from(*b)),
-            Math::Add([a, b]) => self.elementwise(i, BinOp::Add, usize::from(*a), usize::from(*b)),
+            Math::Add([a, b]) => {
+                self.elementwise(i, ElementwiseOp::Add, usize::from(*a), usize::from(*b))
+            }
             Math::T(a) => self.transpose(i, usize::from(*a)),
             Math::Sum(a) | Math::RowSums(a) | Math::ColSums(a) => self.sums(i, usize::from(*a)),
             Math::Map([f, a]) => {
@@ -341,7 +343,7 @@ impl Emitter<'_> {
                 ));
                 Value::Sparse(out)
             }
-            None => self.elementwise(i, BinOp::Mul, a, b),
+            None => self.elementwise(i, ElementwiseOp::Mul, a, b),
         }
     }
 
@@ -432,7 +434,7 @@ impl Emitter<'_> {
     }
 
     /// A dense elementwise operation through the Rise kernel of its broadcast.
-    fn elementwise(&mut self, i: usize, op: BinOp, a: usize, b: usize) -> Value {
+    fn elementwise(&mut self, i: usize, op: ElementwiseOp, a: usize, b: usize) -> Value {
         let s = self.shape(i);
         let (sa, sb) = (self.shape(a), self.shape(b));
         let (da, db) = (self.dense(a), self.dense(b));

@@ -7,7 +7,7 @@ use crate::support::budget::Budget;
 
 /// An elementwise binary operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BinOp {
+pub enum ElementwiseOp {
     /// `*`
     Mul,
     /// `+`
@@ -36,7 +36,7 @@ pub enum DenseKernel {
     MatMul,
     /// An elementwise operation; C arguments are the sizes (`n`, or `m, n`), `out`, then the
     /// operands (a scalar by value).
-    Elementwise(BinOp, Broadcast),
+    Elementwise(ElementwiseOp, Broadcast),
     /// `out(n x m) = t(a(m x n))`; C arguments `m, n, out, a`.
     Transpose,
     /// `out = sum(a(n))`; C arguments `n, out, a`.
@@ -71,7 +71,7 @@ impl DenseKernel {
                 "def {name} {{m n k : nat}} (a : m.k.f32) (b : k.n.f32) : m.n.f32 =\n  a |> map (fun arow =>\n    transpose b |> map (fun bcol =>\n      zip arow bcol |> map (fun p => fst p * snd p) |> reduce (+) 0.0))\n"
             ),
             DenseKernel::Elementwise(op, b) => {
-                let op = if op == BinOp::Mul { "*" } else { "+" };
+                let op = if op == ElementwiseOp::Mul { "*" } else { "+" };
                 match b {
                     Broadcast::Same => format!("def {name} {{n : nat}} (a : n.f32) (b : n.f32) : n.f32 =\n  zip a b |> map (fun p => fst p {op} snd p)\n"),
                     Broadcast::Scalar => format!("def {name} {{n : nat}} (s : f32) (b : n.f32) : n.f32 =\n  b |> map (fun x => s {op} x)\n"),
@@ -169,7 +169,7 @@ mod tests {
             DenseKernel::Map("relu"),
             DenseKernel::Map("inv"),
         ];
-        for op in [BinOp::Mul, BinOp::Add] {
+        for op in [ElementwiseOp::Mul, ElementwiseOp::Add] {
             for b in [
                 Broadcast::Same,
                 Broadcast::Scalar,
