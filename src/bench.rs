@@ -45,8 +45,8 @@ pub struct BenchArgs {
     #[arg(long, default_value = "1", value_delimiter = ',')]
     pub threads: Vec<u32>,
     /// Timed rounds per thread count (kernels interleaved; the median is reported; a kernel
-    /// slower than 2 s, the naive loop at large sizes, is timed once; the thread counts run in one
-    /// process on one reference result).
+    /// slower than 2 s, the naive loop at large sizes, is timed by its check run alone; the
+    /// thread counts run in one process on one reference result).
     #[arg(long, default_value_t = 7, value_parser = super::args::parse_rounds::<u32>)]
     pub rounds: u32,
     /// Draw bars to this SVG file: GFLOP/s where the program's floating-point operations are
@@ -228,6 +228,9 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
             eprintln!("OpenBLAS: using its {core} kernels (OPENBLAS_CORETYPE={core}; set OPENBLAS_CORETYPE to choose others)");
         }
     }
+    if let Some(warning) = naive_warning(built.flops(&sizes)) {
+        eprint!("{warning}");
+    }
     eprintln!(
         "running {} with {} thread(s), {} rounds each...",
         sizes_text(&program, &sizes),
@@ -250,6 +253,31 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
         let _ = writeln!(out, "wrote {path}");
     }
     Ok(out)
+}
+
+/// The speed assumed of a naive lowering, in floating-point operations per second (measured on
+/// the 2-core development machine: the naive matrix multiplication at 0.7 GFLOP/s at 1024³ and
+/// 2.3 at 1664³).
+const NAIVE_FLOPS_PER_SECOND: f64 = 1e9;
+
+/// The warning printed before the timing when the naive lowering, which every benchmark runs
+/// (and computes once more in double precision as the reference), would take more than 10 s a
+/// call at [`NAIVE_FLOPS_PER_SECOND`]: such a kernel is called once per thread count, not per
+/// round.
+fn naive_warning(flops: Option<u64>) -> Option<String> {
+    let flops = flops?;
+    let seconds = flops as f64 / NAIVE_FLOPS_PER_SECOND;
+    (seconds > 10.0).then(|| {
+        crate::diagnostics::render_unplaced(
+            crate::diagnostics::Severity::Warning,
+            &format!(
+                "the program does {:.1} GFLOP a call: its naive lowering may take about {:.0} s a call (at 1 GFLOP/s); it runs once per thread count (its check run is its time) and once more in double precision as the reference (a smaller `--size` takes less)",
+                flops as f64 / 1e9,
+                seconds
+            ),
+            &[],
+        )
+    })
 }
 
 /// The files `risec bench` reads: the program, the sketch files and `read` (the files the
@@ -285,4 +313,22 @@ fn check_report_outputs(args: &BenchArgs, read: &[PathBuf]) -> Result<(), String
     let inputs = inputs(args, read);
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     check_not_inputs(&outputs, &inputs).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::naive_warning;
+
+    #[test]
+    fn a_slow_naive_lowering_is_announced() {
+        // 1024³ (2.1 GFLOP) is quiet; 2048³ (17.2 GFLOP, about 17 s) is not.
+        assert_eq!(naive_warning(Some(2 * 1024 * 1024 * 1024)), None);
+        assert_eq!(naive_warning(None), None);
+        let w = naive_warning(Some(2 * 2048 * 2048 * 2048)).unwrap();
+        assert!(
+            w.contains("warning: the program does 17.2 GFLOP a call"),
+            "{w}"
+        );
+        assert!(w.contains("about 17 s a call"), "{w}");
+    }
 }
