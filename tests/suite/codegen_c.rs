@@ -473,3 +473,79 @@ fn parameters_named_like_c_keywords_macros_typedefs_and_the_backends_names_compi
         .signature
         .ends_with("float p_int_, float p_free_temps_, float x_, float p_9lives)"));
 }
+
+/// The math functions in C (`__builtin_expf`, the `RISE_…` helpers), on scalars and lane by
+/// lane on vectors, nested, as reduction operators and with `natToFloat`, compiled with the
+/// strict flags and run against the interpreter.
+#[test]
+fn math_functions_match_the_interpreter() {
+    let scalar = "def f {n : nat} (x : n.f32) (y : n.f32) : n.f32 = zip x y |> mapSeq (fun p => \
+        max (exp (fst p)) (min (log (abs (snd p) + 1.0)) (sqrt (abs (fst p)))) + abs (snd p))";
+    check_against_interpreter("math_scalar", scalar, scalar, &[37]);
+    let vector = "def v {n : nat} (x : (n*8).f32) (y : (n*8).f32) : (n*8).f32 = \
+        zip (asVector 8 x) (asVector 8 y) |> mapSeq (fun p => \
+        max (exp (fst p)) (min (log (abs (snd p) + vectorFromScalar 1.0)) (sqrt (abs (fst p)))) \
+        + abs (snd p)) |> asScalar";
+    let c = check_c_against_interpreter(
+        "math_vector",
+        &risec_frontend::load::compile_source(&SourceFile::new("v.rise", vector), None).unwrap(),
+        &CodegenOptions::new("math_vector.h"),
+        vector,
+        &[5],
+    );
+    for helper in ["RISE_VMAX", "RISE_VMIN", "RISE_LANEWISE(__builtin_expf"] {
+        assert!(c.source.contains(helper), "{helper}\n{}", c.source);
+    }
+    let range = "def r {n : nat} (x : n.f32) : f32 = \
+        (x |> reduceSeq (fun a v => max a v) (-1.0 / 0.0)) \
+        - (x |> reduceSeq (fun a v => min a v) (1.0 / 0.0))";
+    check_against_interpreter("math_range", range, range, &[41]);
+    let mean = "def m {n : nat} (x : n.f32) : n.f32 = \
+        x |> mapSeq (fun v => v / natToFloat n + natToFloat (n * 2 + 1))";
+    let c = check_c_against_interpreter(
+        "math_nat",
+        &risec_frontend::load::compile_source(&SourceFile::new("m.rise", mean), None).unwrap(),
+        &CodegenOptions::new("math_nat.h"),
+        mean,
+        &[9],
+    );
+    assert!(c.source.contains("((float)"), "{}", c.source);
+}
+
+/// Programs without math functions have none of their helpers (their C is unchanged), and the
+/// math functions on `double`s compile with the strict flags.
+#[test]
+fn math_helpers_appear_only_where_used_and_doubles_compile() {
+    let plain = "def p {n : nat} (x : n.f32) : n.f32 = x |> mapSeq (fun v => v * 2.0)";
+    let p = risec_frontend::load::compile_source(&SourceFile::new("p.rise", plain), None).unwrap();
+    let c = emit_c(&p, &CodegenOptions::new("p.h")).unwrap();
+    assert!(!c.source.contains("RISE_"), "{}", c.source);
+    assert!(!c.source.contains("__builtin_exp"), "{}", c.source);
+    let src = "def d {n : nat} (x : (n*4).f64) : (n*4).f64 = x |> asVector 4 \
+        |> mapSeq (fun v => max (exp v) (sqrt (abs v))) |> asScalar \
+        |> mapSeq (fun s => min (log (abs s + 1.0)) (s / natToFloat n))";
+    let p = risec_frontend::load::compile_source(&SourceFile::new("d.rise", src), None).unwrap();
+    let c = emit_c(&p, &CodegenOptions::new("d.h")).unwrap();
+    for needed in [
+        "RISE_LANEWISE(__builtin_exp,",
+        "RISE_VMAX(",
+        "__builtin_log(",
+        "RISE_MIN(",
+        "((double)",
+    ] {
+        assert!(c.source.contains(needed), "{needed}\n{}", c.source);
+    }
+    let dir = work_dir("math_doubles");
+    std::fs::write(dir.join("d.c"), &c.source).unwrap();
+    std::fs::write(dir.join("d.h"), &c.header).unwrap();
+    let status = Command::new("gcc")
+        .args(["-O3", "-march=native", "-fopenmp"])
+        .args(STRICT)
+        .arg("-c")
+        .arg(dir.join("d.c"))
+        .arg("-o")
+        .arg(dir.join("d.o"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+}

@@ -190,6 +190,30 @@ fn low_level_primitives() {
 }
 
 #[test]
+fn math_primitives() {
+    let x = || v(&[1.0, 4.0, 9.0, 16.0]);
+    let cases: Vec<(&str, &[u64], Vec<Value>, &str)> = vec![
+        ("def f {n : nat} (x : n.f32) = x |> map sqrt", &[4], vec![x()], "[1, 2, 3, 4]"),
+        ("def f {n : nat} (x : n.f32) = x |> map (fun a => exp (a - a) + log 1.0)", &[4], vec![x()], "[1, 1, 1, 1]"),
+        ("def f {n : nat} (x : n.f32) = x |> map (fun a => abs (5.0 - a))", &[4], vec![x()], "[4, 1, 4, 11]"),
+        ("def f {n : nat} (x : n.f32) = x |> reduce max (-1.0 / 0.0)", &[4], vec![x()], "16"),
+        ("def f {n : nat} (x : n.f32) = x |> reduce min (1.0 / 0.0)", &[4], vec![x()], "1"),
+        ("def f {n : nat} (x : n.f32) = (x |> reduce (+) 0.0) / natToFloat n", &[4], vec![x()], "7.5"),
+        ("def f {n : nat} (x : n.f32) = natToFloat (n * n + 1)", &[4], vec![x()], "17"),
+        ("def f (x : f32) = (sqrt (-1.0 * x), (log (0.0 * x), exp (100.0 * x)))", &[], vec![Value::F32(1.0)], "(NaN, (-inf, inf))"),
+        (
+            "def f {n : nat} (x : (n*2).f32) = x |> asVector 2 |> map (fun w => max w (vectorFromScalar 5.0)) |> asScalar",
+            &[2],
+            vec![x()],
+            "[5, 5, 9, 16]",
+        ),
+    ];
+    for (src, sizes, args, expected) in cases {
+        assert_eq!(run(src, sizes, args), expected, "{src}");
+    }
+}
+
+#[test]
 fn matmul_by_hand() {
     let src = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/matmul.rise"));
     let a = m(2, 4, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);

@@ -4,6 +4,7 @@
 //! Keeping statements as a tree (rather than text) lets the translation inspect what it generated,
 //! e.g. to prove that a reduction may update its accumulator in place.
 
+use super::c_math::{MathHelper, MathOp};
 use super::ix::Ix;
 use crate::ir::types::ScalarType;
 use crate::support::stack::guarded;
@@ -110,6 +111,12 @@ pub enum CExpr {
     VecSelect(Rc<CExpr>, Rc<CExpr>, Rc<CExpr>),
     /// `a < b` on indices.
     IxLess(Ix, Ix),
+    /// A math function of `ty` (a scalar, or lane by lane a vector) applied to its operands:
+    /// `__builtin_expf(x)`, `RISE_MAX((a), (b))`.
+    Math(MathOp, CType, Vec<Rc<CExpr>>),
+    /// A size converted to a float scalar of type `ty`, computed in `long long` first:
+    /// `((float)((long long)n * 2))`.
+    SizeAs(CType, Ix),
     /// An index evaluated in `long long` rather than `int`: every variable in it is cast
     /// (`(long long)m * (long long)n`), so that checking it against `INT_MAX` cannot overflow.
     WideIndex(Ix),
@@ -208,11 +215,13 @@ impl CExpr {
             | CExpr::Var(_)
             | CExpr::Index(_)
             | CExpr::WideIndex(_)
+            | CExpr::SizeAs(..)
             | CExpr::IxLess(..) => {}
             CExpr::Bin(_, a, b) => {
                 a.for_each_load(f);
                 b.for_each_load(f);
             }
+            CExpr::Math(_, _, xs) => xs.iter().for_each(|x| x.for_each_load(f)),
             CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_load(f),
             CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_load(f)),
             CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
@@ -252,11 +261,13 @@ impl CExpr {
             | CExpr::Load { .. }
             | CExpr::Index(_)
             | CExpr::WideIndex(_)
+            | CExpr::SizeAs(..)
             | CExpr::IxLess(..) => {}
             CExpr::Bin(_, a, b) => {
                 a.for_each_edge_load(f);
                 b.for_each_edge_load(f);
             }
+            CExpr::Math(_, _, xs) => xs.iter().for_each(|x| x.for_each_edge_load(f)),
             CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_edge_load(f),
             CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_edge_load(f)),
             CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
@@ -283,7 +294,53 @@ impl CExpr {
             CExpr::Neg(a) | CExpr::Lane(a, _) => a.has_vec_select(),
             CExpr::Lanes(_, xs) => xs.iter().any(CExpr::has_vec_select),
             CExpr::Cond(c, a, b) => c.has_vec_select() || a.has_vec_select() || b.has_vec_select(),
+            CExpr::Math(_, _, xs) => xs.iter().any(|x| x.has_vec_select()),
             _ => false,
+        })
+    }
+
+    /// Whether the expression calls a math function ([`CExpr::Math`]).
+    pub fn calls_math(&self) -> bool {
+        let mut found = false;
+        self.for_each_math(&mut |_, _| found = true);
+        found
+    }
+
+    /// Calls `f` on the helper macro of every math function in the expression that needs one.
+    pub fn for_each_math_helper(&self, f: &mut dyn FnMut(MathHelper)) {
+        self.for_each_math(&mut |op, ty| {
+            if let Some(h) = op.helper(ty) {
+                f(h);
+            }
+        });
+    }
+
+    /// Calls `f` on every math function in the expression, with its C type.
+    fn for_each_math(&self, f: &mut dyn FnMut(MathOp, CType)) {
+        guarded(|| match self {
+            CExpr::Math(op, ty, xs) => {
+                f(*op, *ty);
+                xs.iter().for_each(|x| x.for_each_math(f));
+            }
+            CExpr::Bin(_, a, b) => {
+                a.for_each_math(f);
+                b.for_each_math(f);
+            }
+            CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_math(f),
+            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_math(f)),
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
+                c.for_each_math(f);
+                a.for_each_math(f);
+                b.for_each_math(f);
+            }
+            CExpr::Lit(_)
+            | CExpr::Var(_)
+            | CExpr::Load { .. }
+            | CExpr::Index(_)
+            | CExpr::WideIndex(_)
+            | CExpr::SizeAs(..)
+            | CExpr::IxLess(..)
+            | CExpr::EdgeLoad { .. } => {}
         })
     }
 
@@ -353,6 +410,26 @@ impl CExpr {
                 out.push('}');
             }
             CExpr::WideIndex(i) => out.push_str(&i.to_c_cast("long long")),
+            CExpr::SizeAs(ty, i) => {
+                let _ = write!(out, "(({})({}))", ty.name(), i.to_c_cast("long long"));
+            }
+            CExpr::Math(op, ty, xs) => {
+                let (opening, is_macro) = op.call_opening(*ty);
+                out.push_str(&opening);
+                for (k, x) in xs.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    if is_macro {
+                        out.push('(');
+                    }
+                    x.write_c_bare(out);
+                    if is_macro {
+                        out.push(')');
+                    }
+                }
+                out.push(')');
+            }
             CExpr::EdgeLoad {
                 buf,
                 idx,
@@ -422,6 +499,8 @@ impl CExpr {
             CExpr::Load { buf, idx, .. } => buf == name || idx.mentions(name),
             CExpr::Index(i) | CExpr::WideIndex(i) => i.mentions(name),
             CExpr::Bin(_, a, b) => a.mentions(name) || b.mentions(name),
+            CExpr::Math(_, _, xs) => xs.iter().any(|x| x.mentions(name)),
+            CExpr::SizeAs(_, i) => i.mentions(name),
             CExpr::Neg(a) => a.mentions(name),
             CExpr::Lane(v, l) => v.mentions(name) || l.mentions(name),
             CExpr::Lanes(_, xs) => xs.iter().any(|x| x.mentions(name)),
@@ -466,6 +545,7 @@ fn map_loads_in(
             CExpr::Bin(*op, a, rc(b, f))
         }
         CExpr::Neg(a) => CExpr::Neg(rc(a, f)),
+        CExpr::Math(op, ty, xs) => CExpr::Math(*op, *ty, xs.iter().map(|x| rc(x, f)).collect()),
         CExpr::Lane(a, l) => CExpr::Lane(rc(a, f), l.clone()),
         CExpr::Lanes(t, xs) => CExpr::Lanes(
             *t,
@@ -521,12 +601,14 @@ fn take_children(e: &mut CExpr, out: &mut Vec<CExpr>) {
             take(b);
         }
         CExpr::Lanes(_, xs) => out.append(xs),
+        CExpr::Math(_, _, xs) => xs.iter_mut().for_each(&mut take),
         CExpr::Lit(_)
         | CExpr::Var(_)
         | CExpr::Load { .. }
         | CExpr::Index(_)
         | CExpr::IxLess(..)
         | CExpr::WideIndex(_)
+        | CExpr::SizeAs(..)
         | CExpr::EdgeLoad { .. } => {}
     }
 }

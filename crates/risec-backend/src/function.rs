@@ -557,7 +557,28 @@ fn preamble(f: &CFile, checked_arithmetic: bool) -> String {
     {
         src.push_str(SELECT);
     }
+    src.push_str(&math_helpers(f));
     src
+}
+
+/// The definitions of the math helper macros the kernels use ([`crate::c_math`]), in a fixed
+/// order; empty when they use none.
+fn math_helpers(f: &CFile) -> String {
+    let mut used = std::collections::BTreeSet::new();
+    let mut scan = |stmts: &[crate::c_ast::Stmt]| {
+        for s in stmts {
+            s.for_each_expr(&mut |_, e| {
+                e.for_each_math_helper(&mut |h| {
+                    used.insert(h);
+                })
+            });
+        }
+    };
+    scan(&f.main.stmts);
+    if let Some(k) = &f.rounded.kernel {
+        scan(&k.translated.stmts);
+    }
+    used.into_iter().map(|h| h.definition()).collect()
 }
 
 /// The check that every array's element count (the caller's arrays and the temporaries) fits

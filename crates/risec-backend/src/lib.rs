@@ -7,7 +7,8 @@
 //! ```
 //!
 //! * [`ix`]: index expressions, normalised (`(i*32 + j) / 32` is `i`).
-//! * [`c_ast`]: the C syntax tree; [`c_print`] prints its statements.
+//! * [`c_ast`]: the C syntax tree; [`c_print`] prints its statements; [`c_math`]: the math
+//!   functions and their helper macros.
 //! * [`view`]: views (read side), acceptors (write side), deferred computations.
 //! * [`translate`]: the translation of terms.
 //! * [`files`]: `risec emit-c`'s output files.
@@ -45,6 +46,7 @@ use risec_frontend as frontend;
 
 pub mod body;
 pub mod c_ast;
+pub mod c_math;
 pub mod c_print;
 pub mod c_stmt;
 pub mod edges;

@@ -215,6 +215,51 @@ mod padding {
     }
 
     #[test]
+    fn math_functions_keep_zeros_zero_only_where_they_do() {
+        // sqrt 0 = abs 0 = max 0 0 = min 0 0 = 0: a sum over padding stays the sum.
+        for f in [
+            "sqrt (abs v)",
+            "abs v",
+            "max v 0.0",
+            "min v 0.0",
+            "max (abs v) (sqrt v)",
+        ] {
+            let src = format!(
+                "def p {{n : nat}} (x : n.f32) : f32 = x |> map (fun v => {f}) |> reduce (+) 0.0"
+            );
+            assert_eq!(verdict(&src, &[true]), Ok(()), "{f}");
+        }
+        // exp 0 = 1 and log 0 = -inf: the padding would change the sum.
+        for f in ["exp v", "log v", "max v 1.0"] {
+            let src = format!(
+                "def p {{n : nat}} (x : n.f32) : f32 = x |> map (fun v => {f}) |> reduce (+) 0.0"
+            );
+            assert!(verdict(&src, &[true]).is_err(), "{f}");
+        }
+        // A maximum over padded zeros is not the maximum of the real elements (all may be
+        // negative).
+        let maximum = "def p {n : nat} (x : n.f32) : f32 = x |> reduce max (-1.0 / 0.0)";
+        assert!(verdict(maximum, &[true]).is_err());
+        assert_eq!(verdict(maximum, &[false]), Ok(()));
+        // Element-wise, anything goes: padding positions are not copied back.
+        let rowwise = "def p {n : nat} (x : n.f32) : n.f32 = x |> map (fun v => exp v)";
+        assert_eq!(verdict(rowwise, &[true]), Ok(()));
+    }
+
+    #[test]
+    fn a_size_converted_to_a_float_is_the_padded_one() {
+        let mean = "def m {m n : nat} (a : m.n.f32) : m.f32 = \
+                    a |> map (fun row => (row |> reduce (+) 0.0) / natToFloat n)";
+        // Rounding up the rows changes nothing of a row; rounding up n changes the divisor.
+        assert_eq!(verdict(mean, &[true, false]), Ok(()));
+        assert!(verdict(mean, &[false, true]).is_err());
+        let scaled = "def s {m n : nat} (x : m.f32) : m.f32 = \
+                      x |> map (fun v => v * natToFloat (n + 1))";
+        assert_eq!(verdict(scaled, &[true, false]), Ok(()));
+        assert!(verdict(scaled, &[false, true]).is_err());
+    }
+
+    #[test]
     fn reshaping_a_padded_size_may_not() {
         let joined = "def j {m n : nat} (a : m.n.f32) : (m*n).f32 = join a";
         assert!(verdict(joined, &[true, false]).is_err());

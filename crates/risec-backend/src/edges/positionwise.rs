@@ -133,9 +133,11 @@ impl State {
 
     fn expr(&self, e: &CExpr, out: &str) -> Taint {
         match e {
-            CExpr::Lit(_) | CExpr::Index(_) | CExpr::IxLess(..) | CExpr::WideIndex(_) => {
-                Some(Vec::new())
-            }
+            CExpr::Lit(_)
+            | CExpr::Index(_)
+            | CExpr::IxLess(..)
+            | CExpr::WideIndex(_)
+            | CExpr::SizeAs(..) => Some(Vec::new()),
             CExpr::Var(v) => self.vars.get(v).cloned().unwrap_or(Some(Vec::new())),
             CExpr::EdgeLoad {
                 buf,
@@ -154,6 +156,9 @@ impl State {
             CExpr::Load { buf, .. } if buf == out => None,
             CExpr::Load { buf, idx, ty, .. } => self.load(buf, idx, ty.lanes),
             CExpr::Bin(_, a, b) => union(&self.expr(a, out), &self.expr(b, out)),
+            CExpr::Math(_, _, xs) => xs
+                .iter()
+                .try_fold(Vec::new(), |acc, x| union(&Some(acc), &self.expr(x, out))),
             CExpr::Neg(a) => self.expr(a, out),
             CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => union(
                 &self.expr(c, out),

@@ -461,6 +461,10 @@ impl Translator {
                         Func::Prim { prim, nats, args } if args.is_empty() => {
                             let mut nats = nats.clone();
                             nats.push(n);
+                            if nats.len() == prim.nat_arity() && prim.value_arity() == 0 {
+                                // `natToFloat k`: complete with its size.
+                                return self.apply_prim(*prim, &nats, Vec::new(), ty);
+                            }
                             Ok(Val {
                                 ty,
                                 kind: ValKind::Fun(Rc::new(Func::Prim {

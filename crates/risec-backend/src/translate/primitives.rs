@@ -2,6 +2,7 @@
 //! C expression.
 
 use super::*;
+use crate::c_math::MathOp;
 
 /// An array value of type `ty` read through `view`.
 fn array_val(view: View<'_>, ty: Type) -> Val<'_> {
@@ -40,6 +41,14 @@ impl Translator {
     ) -> R<Val<'a>> {
         use Primitive::*;
         let nat = |i: usize| nats.get(i).cloned().unwrap_or_default();
+        if prim == NatToFloat {
+            // The one primitive without value arguments.
+            let ct = self.ctype(&ty)?;
+            return Ok(scalar_val(CExpr::SizeAs(ct, nat(0)), ty));
+        }
+        if args.is_empty() {
+            return err(format!("internal: `{}` without arguments", prim.name()));
+        }
         let a0 = args.remove(0);
         Ok(match prim {
             Map | MapSeq | MapSeqUnroll | MapPar => {
@@ -113,6 +122,8 @@ impl Translator {
                 let (a, b) = (args.remove(0), args.remove(0));
                 self.apply_select(a0, a, b, ty)?
             }
+            Exp | Log | Sqrt | Abs | Max | Min => self.apply_math(prim, a0, args, ty)?,
+            NatToFloat => return err("internal: `natToFloat` with a value argument"),
             ToMem => deferred_val(Deferred::ToMem(a0), ty),
             VectorFromScalar => {
                 let vt = self.ctype(&ty)?;
@@ -245,6 +256,25 @@ impl Translator {
         let unused = matches!(&body.kind, ValKind::Fun(f) if matches!(&**f,
             Func::Closure { body, .. } if !crate::core::debruijn::free_vars(body).contains(&0)));
         let value = if unused { value } else { self.force(value)? };
+        // A scalar that calls a math function is computed once, into a local: gcc does not
+        // move a call that may set `errno` (`sqrtf` of a negative number) out of the loops that
+        // read it.
+        let value = match &value.kind {
+            ValKind::Scalar(e) if !unused && e.calls_math() => {
+                let ty = self.ctype(&value.ty)?;
+                let name = self.fresh("x");
+                self.emit(Stmt::Decl {
+                    ty,
+                    name: name.clone(),
+                    init: Some(e.clone()),
+                });
+                Val {
+                    ty: value.ty.clone(),
+                    kind: ValKind::Scalar(CExpr::Var(name)),
+                }
+            }
+            _ => value,
+        };
         self.apply(body, value)
     }
 
@@ -269,6 +299,36 @@ impl Translator {
         let a = self.scalar(a)?;
         let b = self.scalar(b)?;
         Ok(scalar_val(CExpr::Bin(op, Rc::new(a), Rc::new(b)), ty))
+    }
+
+    /// A math function of its operand (`a`) and, for `max` and `min`, of `rest`'s one: a call
+    /// at the C type of the result ([`crate::c_math`]).
+    fn apply_math<'a>(
+        &mut self,
+        prim: Primitive,
+        a: Val<'a>,
+        rest: Vec<Val<'a>>,
+        ty: Type,
+    ) -> R<Val<'a>> {
+        let Some(op) = MathOp::of_primitive(prim) else {
+            return err(format!(
+                "internal: `{}` is not a math function",
+                prim.name()
+            ));
+        };
+        let ct = self.ctype(&ty)?;
+        let mut operands = vec![Rc::new(self.scalar(a)?)];
+        for v in rest {
+            operands.push(Rc::new(self.scalar(v)?));
+        }
+        if operands.len() != op.arity() {
+            return err(format!(
+                "internal: `{}` with {} operands",
+                prim.name(),
+                operands.len()
+            ));
+        }
+        Ok(scalar_val(CExpr::Math(op, ct, operands), ty))
     }
 
     /// `select c a b`: the C conditional expression.

@@ -365,6 +365,25 @@ impl Translator {
                     .collect::<Option<Vec<_>>>()?;
                 Some(CExpr::Neg(Rc::new(self.lanewise(&inner, ct)?)))
             }
+            // The same math function in every lane: the function on vectors.
+            CExpr::Math(op, mt, _) if mt.lanes == 1 && mt.scalar == ct.scalar => {
+                let mut parts: Vec<Vec<CExpr>> = vec![Vec::with_capacity(lanes.len()); op.arity()];
+                for l in lanes {
+                    match l {
+                        CExpr::Math(o, t, xs) if o == op && t == mt && xs.len() == parts.len() => {
+                            for (part, x) in parts.iter_mut().zip(xs) {
+                                part.push((**x).clone());
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+                let operands = parts
+                    .iter()
+                    .map(|p| self.lanewise(p, ct).map(Rc::new))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(CExpr::Math(*op, ct, operands))
+            }
             // `select (lt x y) a b` in every lane: the comparison on vectors chooses lane by
             // lane (`abs` written with `select`, a ReLU).
             CExpr::Cond(c, ..) => {

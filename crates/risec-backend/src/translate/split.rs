@@ -72,6 +72,21 @@ impl Splitter<'_> {
                 let (a2, da) = self.visit_rc(a, ty);
                 (a2.map(CExpr::Neg), 1 + da)
             }
+            CExpr::Math(op, mt, xs) => {
+                // The operands have the function's type.
+                let visited: Vec<(Option<Rc<CExpr>>, usize)> =
+                    xs.iter().map(|x| self.visit_rc(x, Some(*mt))).collect();
+                let depth = 1 + visited.iter().map(|(_, d)| *d).max().unwrap_or(0);
+                let node = visited.iter().any(|(r, _)| r.is_some()).then(|| {
+                    let operands = visited
+                        .into_iter()
+                        .zip(xs)
+                        .map(|((r, _), x)| r.unwrap_or_else(|| x.clone()))
+                        .collect();
+                    CExpr::Math(*op, *mt, operands)
+                });
+                (node, depth)
+            }
             CExpr::Lane(v, l) => {
                 let (v2, dv) = self.visit_rc(v, None);
                 (v2.map(|v| CExpr::Lane(v, l.clone())), 1 + dv)
@@ -121,6 +136,7 @@ impl Splitter<'_> {
             | CExpr::Index(_)
             | CExpr::IxLess(..)
             | CExpr::WideIndex(_)
+            | CExpr::SizeAs(..)
             | CExpr::EdgeLoad { .. } => (None, 1),
         };
         match ty {

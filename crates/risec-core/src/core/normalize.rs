@@ -181,6 +181,12 @@ fn shared_computation(body: &Expr, arg: &Expr) -> bool {
                     Primitive::Mul,
                     Primitive::Div,
                     Primitive::Neg,
+                    Primitive::Exp,
+                    Primitive::Log,
+                    Primitive::Sqrt,
+                    Primitive::Abs,
+                    Primitive::Max,
+                    Primitive::Min,
                 ],
             )));
     worth && uses_of(body, 0) > 1

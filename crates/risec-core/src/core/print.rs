@@ -8,7 +8,7 @@
 use super::{Expr, ExprKind, Literal, TypedProgram};
 use crate::ir::nat::{self, Nat};
 use crate::ir::primitive::Primitive;
-use crate::ir::types::{self, Type, TypeNode};
+use crate::ir::types::{self, ScalarType, Type, TypeNode};
 
 /// Writes a whole program as a `def` with its size and value parameters.
 pub fn program_to_source(p: &TypedProgram) -> String {
@@ -391,8 +391,20 @@ impl Printer {
         }
     }
 
-    /// Surface sugar for `let`, infix arithmetic, negation, pairs and annotated broadcasts.
+    /// Surface sugar for `let`, infix arithmetic, negation, pairs and annotated broadcasts and
+    /// conversions.
     fn sugar(&mut self, e: &Expr) -> Option<(String, Prec)> {
+        if let ExprKind::NatApp(f, n) = &e.kind {
+            // `natToFloat k` is an `f32` unless its context says otherwise: an `f64` is
+            // annotated.
+            let f64_result = matches!(e.ty.get(), TypeNode::Scalar(ScalarType::F64));
+            return (matches!(f.kind, ExprKind::Prim(Primitive::NatToFloat)) && f64_result).then(
+                || {
+                    let k = self.nat(n);
+                    (format!("(natToFloat {k} : f64)"), Prec::Atom)
+                },
+            );
+        }
         let ExprKind::App(f, b) = &e.kind else {
             return None;
         };

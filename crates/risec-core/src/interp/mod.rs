@@ -17,6 +17,7 @@
 
 mod eval;
 pub mod json;
+mod math;
 pub mod memory;
 mod prims;
 pub mod random;

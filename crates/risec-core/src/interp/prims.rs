@@ -176,6 +176,9 @@ pub(crate) fn call(
             let w = check_len(prim, site.result_len(prim, nats)?)?;
             Ok(Value::Vector(vec![args[0].clone(); w].into()))
         }
+        Exp | Log | Sqrt | Abs => super::math::unary(prim, &args[0]),
+        Max | Min => super::math::extremum(prim, &args[0], &args[1]),
+        NatToFloat => super::math::nat_to_float(site, nats[0]),
     }
 }
 

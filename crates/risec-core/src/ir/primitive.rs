@@ -86,6 +86,21 @@ pub enum Primitive {
     AsScalar,
     /// `vectorFromScalar : {w t} t -> <w>t`
     VectorFromScalar,
+    // Math (after the others, so that the older primitives keep their discriminants)
+    /// `exp : {t} t -> t`: e to the power of a float (lane-wise on vectors).
+    Exp,
+    /// `log : {t} t -> t`: the natural logarithm of a float (NaN below 0, -inf at 0).
+    Log,
+    /// `sqrt : {t} t -> t`: the square root of a float (NaN below 0).
+    Sqrt,
+    /// `abs : {t} t -> t`: the absolute value of a float (its sign bit cleared).
+    Abs,
+    /// `max : {t} t -> t -> t`: the larger of two floats; a NaN operand gives the other one.
+    Max,
+    /// `min : {t} t -> t -> t`: the smaller of two floats; a NaN operand gives the other one.
+    Min,
+    /// `natToFloat : (k : nat) -> {t} t`: the size `k` as an `f32` or `f64`.
+    NatToFloat,
 }
 
 /// A polymorphic type: a template whose placeholders are inference variables numbered from 0
@@ -118,7 +133,7 @@ impl Scheme {
 
 impl Primitive {
     /// Every primitive, in declaration order.
-    pub const ALL: [Primitive; 37] = {
+    pub const ALL: [Primitive; 44] = {
         use Primitive::*;
         [
             Map,
@@ -158,6 +173,13 @@ impl Primitive {
             AsVectorAligned,
             AsScalar,
             VectorFromScalar,
+            Exp,
+            Log,
+            Sqrt,
+            Abs,
+            Max,
+            Min,
+            NatToFloat,
         ]
     };
 
@@ -202,6 +224,13 @@ impl Primitive {
             AsVectorAligned => "asVectorAligned",
             AsScalar => "asScalar",
             VectorFromScalar => "vectorFromScalar",
+            Exp => "exp",
+            Log => "log",
+            Sqrt => "sqrt",
+            Abs => "abs",
+            Max => "max",
+            Min => "min",
+            NatToFloat => "natToFloat",
         }
     }
 
@@ -214,7 +243,7 @@ impl Primitive {
     pub fn nat_arity(self) -> usize {
         use Primitive::*;
         match self {
-            Split | Take | Drop | AsVector | AsVectorAligned => 1,
+            Split | Take | Drop | AsVector | AsVectorAligned | NatToFloat => 1,
             Slide | Pad | PadClamp => 2,
             _ => 0,
         }
@@ -225,12 +254,12 @@ impl Primitive {
         use Primitive::*;
         match self {
             Fst | Snd | Unzip | Split | Join | Transpose | Slide | PadClamp | Take | Drop
-            | Generate | Neg | ToMem | AsVector | AsVectorAligned | AsScalar | VectorFromScalar => {
-                1
-            }
+            | Generate | Neg | ToMem | AsVector | AsVectorAligned | AsScalar | VectorFromScalar
+            | Exp | Log | Sqrt | Abs => 1,
             Zip | MakePair | Idx | Let | Add | Sub | Mul | Div | Lt | Gt | Eq | Pad | Map
-            | MapSeq | MapSeqUnroll | MapPar => 2,
+            | MapSeq | MapSeqUnroll | MapPar | Max | Min => 2,
             Reduce | ReduceSeq | ReduceSeqUnroll | Select => 3,
+            NatToFloat => 0,
         }
     }
 
@@ -239,6 +268,14 @@ impl Primitive {
     pub fn is_arithmetic(self) -> bool {
         use Primitive::*;
         matches!(self, Add | Sub | Mul | Div | Neg | Lt | Gt)
+    }
+
+    /// Whether the primitive is a math function on floats (`exp`, `log`, `sqrt`, `abs`, `max`,
+    /// `min`): its type argument must be `f32`, `f64` or a vector of them, and it applies lane
+    /// by lane to vectors.
+    pub fn is_float_math(self) -> bool {
+        use Primitive::*;
+        matches!(self, Exp | Log | Sqrt | Abs | Max | Min)
     }
 
     /// Whether code generation understands it directly (the low-level primitives).
@@ -375,8 +412,9 @@ impl Primitive {
             Generate => (1, 1, fun(fun(idx(n(0)), d(0)), array(n(0), d(0)))),
             Idx => (1, 1, fun(idx(n(0)), fun(array(n(0), d(0)), d(0)))),
             Let => (0, 2, fun(any(0), fun(fun(any(0), any(1)), any(1)))),
-            Add | Sub | Mul | Div => (0, 1, fun(d(0), fun(d(0), d(0)))),
-            Neg | ToMem => (0, 1, fun(d(0), d(0))),
+            Add | Sub | Mul | Div | Max | Min => (0, 1, fun(d(0), fun(d(0), d(0)))),
+            Neg | ToMem | Exp | Log | Sqrt | Abs => (0, 1, fun(d(0), d(0))),
+            NatToFloat => (0, 1, nat_fun(d(0))),
             Lt | Gt | Eq => (0, 1, fun(d(0), fun(d(0), bool_t()))),
             Select => (0, 1, fun(bool_t(), fun(d(0), fun(d(0), d(0))))),
             AsVector | AsVectorAligned => (

@@ -25,6 +25,11 @@
 //! among large values magnifies without bound; it is validated with [`Schedule::ExactSums`]
 //! (values whose sums stay exact), which is the side condition under which it is sound.
 //!
+//! The pools use the math functions too (`exp`, `sqrt`, `abs`, `max`, `min`). On wide inputs
+//! `exp` overflows to infinity; a correct rewrite gives the same infinity (or NaN, as `log` and
+//! `sqrt` of a negative number would) on both sides, and [`Value::approx_eq`] counts equal
+//! infinities and two NaNs as agreement.
+//!
 //! Negative checks (a rule must not fire where its side condition fails) use [`applications`].
 
 use crate::core::normalize::program_normal;
@@ -55,6 +60,8 @@ pub static POOLS: &[(&str, &str, &[&str])] = &[
             "(fun (v : f32) => v * y)",
             "(fun (v : f32) => y - v)",
             "(fun (v : f32) => v * y + v)",
+            "(fun (v : f32) => exp (v * 0.5))",
+            "(fun (v : f32) => max v y)",
         ],
     ),
     (
@@ -67,6 +74,7 @@ pub static POOLS: &[(&str, &str, &[&str])] = &[
             "(fun (v : f32) => 3.0 * v)",
             "(fun (v : f32) => v + y)",
             "(fun (v : f32) => y * v * v)",
+            "(fun (v : f32) => sqrt (abs v) + 1.0)",
         ],
     ),
     (
@@ -80,6 +88,7 @@ pub static POOLS: &[(&str, &str, &[&str])] = &[
             "(fun (v : f32) => -v)",
             "(fun (v : f32) => y * v)",
             "(fun (v : f32) => y - v)",
+            "(fun (v : f32) => min 0.0 v)",
         ],
     ),
     (

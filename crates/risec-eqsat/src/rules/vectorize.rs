@@ -4,8 +4,8 @@
 //! It is computed from a match: the smallest term of `f`'s class is extracted and rewritten so
 //! that every `f32` becomes `<w>f32` (pairs and functions component-wise), literals and free
 //! `f32` variables are broadcast with `vectorFromScalar`, and the lane-wise primitives (`add`,
-//! `sub`, `mul`, `div`, `neg`, and `fst`, `snd`, `makePair` on pairs of vectors) are kept at the
-//! vector type. Variables bound inside `f` keep their index. Anything else (another primitive,
+//! `sub`, `mul`, `div`, `neg`, the math functions `exp`, `log`, `sqrt`, `abs`, `max`, `min`, and
+//! `fst`, `snd`, `makePair` on pairs of vectors) are kept at the vector type. Variables bound inside `f` keep their index. Anything else (another primitive,
 //! a free variable of another type, a size application, arrays) makes the match skip with
 //! [`Skip::Condition`]. This follows the prototype's `vectorizeScalarFun`, and is, like all
 //! extraction-based steps, an approximation: only one term of `f`'s class is tried.
@@ -72,6 +72,12 @@ fn vectorize(e: &Expr, width: &Nat, depth: u32) -> Option<Expr> {
             | Primitive::Mul
             | Primitive::Div
             | Primitive::Neg
+            | Primitive::Exp
+            | Primitive::Log
+            | Primitive::Sqrt
+            | Primitive::Abs
+            | Primitive::Max
+            | Primitive::Min
             | Primitive::Fst
             | Primitive::Snd
             | Primitive::MakePair => ExprKind::Prim(*p),

@@ -385,6 +385,14 @@ impl Elaborator<'_> {
 
     pub(super) fn prim_node(&mut self, p: Primitive, span: Span) -> ETerm {
         let ty = self.state.instantiate_primitive(p);
+        if p == Primitive::NatToFloat {
+            // Like an unsuffixed float literal: an `f32` unless the context wants an `f64`.
+            if let TypeNode::NatFun(result) = ty.get() {
+                if let TypeNode::Meta(id, _) = result.get() {
+                    self.state.float_literals.push((*id, span));
+                }
+            }
+        }
         ETerm {
             kind: ETermKind::Prim(p),
             ty,

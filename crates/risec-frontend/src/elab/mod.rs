@@ -13,6 +13,7 @@
 
 mod duplicates;
 mod expr;
+mod instance;
 mod meta_names;
 mod scheme;
 mod surface_type;
@@ -548,7 +549,7 @@ impl<'m> Elaborator<'m> {
             // Checked on the type with its sizes still named, so that the message shows them
             // as written.
             let named = self.state.zonk(&t.ty);
-            check_primitive_instance(*p, &named, t.span, &|ty| self.show_type(ty))?;
+            instance::check_primitive_instance(*p, &named, t.span, &|ty| self.show_type(ty))?;
         }
         Ok(Expr::new(kind, ty))
     }
@@ -615,36 +616,6 @@ fn check_well_formed(t: &Type, span: Span) -> Result<(), Diagnostic> {
             check_well_formed(a, span)?;
             check_well_formed(b, span)
         }
-    }
-}
-
-/// Arithmetic primitives need numeric scalars or vectors of them.
-fn check_primitive_instance(
-    p: Primitive,
-    ty: &Type,
-    span: Span,
-    show: &dyn Fn(&Type) -> String,
-) -> Result<(), Diagnostic> {
-    if !p.is_arithmetic() {
-        return Ok(());
-    }
-    let TypeNode::Fun(arg, _) = ty.get() else {
-        return Ok(());
-    };
-    let numeric = match arg.get() {
-        TypeNode::Scalar(s) => s.is_numeric(),
-        TypeNode::Vector(_, e) => matches!(e.get(), TypeNode::Scalar(s) if s.is_numeric()),
-        _ => false,
-    };
-    if numeric {
-        Ok(())
-    } else {
-        Err(Diagnostic::error(
-            format!("`{}` is not defined on `{}`", p.name(), show(arg)),
-            span,
-            "expected numbers or vectors of numbers here",
-        )
-        .with_note("use `map` to apply arithmetic to every element of an array"))
     }
 }
 

@@ -269,3 +269,99 @@ fn printing_then_parsing_gives_the_same_term() {
         assert_eq!(program_to_source(&second), printed);
     }
 }
+
+#[test]
+fn math_functions_take_floats_and_vectors_of_floats() {
+    let p = check("def f (x : f32) (y : f32) = max (exp x) (log (sqrt (abs y)))");
+    assert_eq!(program_type_to_source(&p), "f32 -> f32 -> f32");
+    let p = check("def f (x : f64) = min x 1.0");
+    assert_eq!(program_type_to_source(&p), "f64 -> f64");
+    let p = check("def f (v : <8>f32) = exp (max v (vectorFromScalar 0.0))");
+    assert_eq!(program_type_to_source(&p), "<8>f32 -> <8>f32");
+    let p = check("def f {n : nat} (xs : n.f32) = xs |> reduce max (-1.0 / 0.0)");
+    assert_eq!(program_type_to_source(&p), "(n : nat) -> n.f32 -> f32");
+    // A literal operand alone is an f32.
+    let p = check("def c = sqrt 2.0");
+    assert_eq!(program_type_to_source(&p), "f32");
+}
+
+#[test]
+fn math_functions_on_other_types_are_errors_at_the_function() {
+    for (src, message, at) in [
+        (
+            "def f (x : i32) = exp x",
+            "`exp` is not defined on `i32`",
+            "exp",
+        ),
+        (
+            "def f {n : nat} (x : n.f32) =\n  max x x",
+            "`max` is not defined on `n.f32`",
+            "max",
+        ),
+        (
+            "def f (x : <4>i32) = abs x",
+            "`abs` is not defined on `<4>i32`",
+            "abs",
+        ),
+        (
+            "def f (x : bool) = min x x",
+            "`min` is not defined on `bool`",
+            "min",
+        ),
+    ] {
+        let (ds, text) = errors(src);
+        assert_eq!(ds[0].message, message, "{text}");
+        assert_eq!(spanned(src, &ds[0]), at, "{text}");
+        let line = src[..ds[0].span.start].matches('\n').count() + 1;
+        assert!(text.contains(&format!("test.rise:{line}:")), "{text}");
+    }
+    let (ds, text) = errors("def f (x : f32) (y : f64) = max x y");
+    assert!(
+        ds[0].label.contains("expected `f32`, found `f64`"),
+        "{text}"
+    );
+    let (ds, text) = errors("def f (x : f32) = exp x x");
+    assert_eq!(ds[0].message, "too many arguments", "{text}");
+}
+
+#[test]
+fn nat_to_float_takes_a_size_and_gives_a_float() {
+    let p = check("def mean {n : nat} (xs : n.f32) = (xs |> reduce (+) 0.0) / natToFloat n");
+    assert_eq!(program_type_to_source(&p), "(n : nat) -> n.f32 -> f32");
+    let p = check("def c {n : nat} : f64 = natToFloat (n * 2 + 1)");
+    assert_eq!(program_type_to_source(&p), "(n : nat) -> f64");
+    // An f32 unless the context says otherwise.
+    let p = check("def c = natToFloat 3");
+    assert_eq!(program_type_to_source(&p), "f32");
+    let src = "def c (x : f32) = natToFloat x";
+    let (ds, text) = errors(src);
+    assert_eq!(ds[0].message, "expected a size argument", "{text}");
+    assert!(text.contains("test.rise:1:30"), "{text}");
+    let src = "def c {n : nat} : i32 = natToFloat n";
+    let (ds, text) = errors(src);
+    assert_eq!(
+        ds[0].message, "`natToFloat` gives an `f32` or an `f64`, not `i32`",
+        "{text}"
+    );
+    assert_eq!(spanned(src, &ds[0]), "natToFloat", "{text}");
+}
+
+#[test]
+fn math_functions_print_back_to_source_that_checks_the_same() {
+    for src in [
+        "def f (x : f32) (y : f32) = max (exp x) (min (log y) (sqrt (abs y)))",
+        "def mean {n : nat} (xs : n.f64) = (xs |> reduce (+) 0.0) / natToFloat n",
+        "def g {n : nat} (xs : n.f32) = xs |> map (fun x => x * natToFloat (n + 1))",
+    ] {
+        let p = check(src);
+        let printed = program_to_source(&p);
+        let again = check(&printed);
+        assert_eq!(again.term, p.term, "{printed}");
+    }
+    let p = check("def c {n : nat} : f64 = natToFloat n");
+    assert!(
+        program_to_source(&p).contains("(natToFloat n : f64)"),
+        "{}",
+        program_to_source(&p)
+    );
+}

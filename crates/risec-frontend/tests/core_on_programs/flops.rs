@@ -236,3 +236,30 @@ fn sizes_that_do_not_fit_have_no_count() {
 }
 
 mod against_the_interpreter;
+
+#[test]
+fn math_functions_count_one_per_lane_and_sizes_as_floats_nothing() {
+    let mn: &[&[u64]] = &[&[1, 1], &[3, 5], &[64, 100]];
+    // softmax, per element: the maximum, the difference and its exp, the sum, the quotient;
+    // the initial `-1.0 / 0.0` is a constant.
+    check(&example("examples/softmax.rise"), mn, |s| 5 * s[0] * s[1]);
+    // layernorm, per row: the sum and its quotient by `natToFloat n` (n + 1), the squared
+    // deviations as written (two differences and a product) summed and divided (4n + 1), the
+    // square root of the variance plus epsilon (2, let-bound: once), and per element a
+    // difference and a quotient (2n).
+    check(&example("examples/layernorm.rise"), mn, |s| {
+        s[0] * (7 * s[1] + 4)
+    });
+    let v = source(
+        "def v {n : nat} (x : (n*8).f32) : (n*8).f32 = \
+         x |> asVector 8 |> map (fun w => max (exp w) (abs w)) |> asScalar",
+    );
+    check(&v, &[&[1], &[5]], |s| 3 * 8 * s[0]);
+    // Math on constants is folded; a size as a float is not an operation.
+    let c = source("def c {n : nat} (x : f32) : f32 = x * (sqrt 2.0 + natToFloat n)");
+    assert!(has_float_arithmetic(&c.term));
+    assert_eq!(flop_count(&c, &[7]), Some(1));
+    let only_exp = source("def e (x : f64) : f64 = exp x");
+    assert!(has_float_arithmetic(&only_exp.term));
+    assert_eq!(flop_count(&only_exp, &[]), Some(1));
+}

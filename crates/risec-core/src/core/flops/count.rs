@@ -132,6 +132,10 @@ impl Counter {
             Val::Prim(p) if p.nats.len() < p.prim.nat_arity() => {
                 let mut next = (*p).clone();
                 next.nats.push(n);
+                if next.nats.len() == next.prim.nat_arity() && next.prim.value_arity() == 0 {
+                    // `natToFloat k`: complete with its size.
+                    return self.call(&next);
+                }
                 Ok(Val::Prim(Rc::new(next)))
             }
             Val::Prim(_) | Val::Closure(..) | Val::Data(_) => Err(Uncountable),

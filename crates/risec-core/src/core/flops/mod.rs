@@ -8,10 +8,12 @@
 //!
 //! **What one execution costs.**
 //! * `add`, `sub`, `mul`, `div` and `neg` on `f32` or `f64` cost 1; on a vector `<w>f32` they
-//!   cost w (one per lane). These are all of Rise's arithmetic primitives: the language has no
-//!   other unary math operation (`abs` is written `select (lt v 0.0) (neg v) v`).
+//!   cost w (one per lane). The math functions `exp`, `log`, `sqrt`, `abs`, `max` and `min`
+//!   count the same way, 1 per float lane each, although a call of `exp` or `log` takes many
+//!   instructions: the count is of operations the program asks for, not of machine work.
 //! * Everything else costs 0: the same primitives on integers (`i32`, `i64`) and all index
-//!   arithmetic; comparisons (`lt`, `gt`, `eq`, on floats too) and `select`, following the
+//!   arithmetic; `natToFloat` (a conversion of a size, known before the inputs are read);
+//!   comparisons (`lt`, `gt`, `eq`, on floats too) and `select`, following the
 //!   usual convention that only arithmetic is counted; and every primitive that only moves or
 //!   views data (`zip`, `unzip`, `fst`, `snd`, `makePair`, `split`, `join`, `transpose`, `slide`,
 //!   `pad`, `padClamp`, `take`, `drop`, `idx`, `toMem`, `asVector`, `asVectorAligned`,
@@ -50,8 +52,8 @@ use value::{Dep, Env, Val};
 /// The floating-point operations one call of `program`, as written, performs at these sizes
 /// (given in the order of `program.size_params`), counted as the module documentation says.
 ///
-/// `None` when the program has no float arithmetic at all (no `add`, `sub`, `mul`, `div` or
-/// `neg` on a float type anywhere: `transpose`, integer programs), when the sizes are not one
+/// `None` when the program has no float arithmetic at all (no `add`, `sub`, `mul`, `div`,
+/// `neg` or math function on a float type anywhere: `transpose`, integer programs), when the sizes are not one
 /// per size parameter or break a divisibility fact the program relies on, when a size does not
 /// evaluate to a natural number, when the count does not fit in 64 bits, when a value
 /// parameter is a function, or when the term is not one the counter can follow (ill-typed, or
@@ -75,8 +77,8 @@ pub fn flop_count(program: &TypedProgram, sizes: &[u64]) -> Option<u64> {
     Some(counter.total())
 }
 
-/// Whether `term` contains float arithmetic: an `add`, `sub`, `mul`, `div` or `neg` node on
-/// `f32`, `f64` or a vector of them.
+/// Whether `term` contains float arithmetic: an `add`, `sub`, `mul`, `div`, `neg`, `exp`,
+/// `log`, `sqrt`, `abs`, `max` or `min` node on `f32`, `f64` or a vector of them.
 pub fn has_float_arithmetic(term: &Expr) -> bool {
     use Primitive::*;
     let mut stack = vec![term];
@@ -87,7 +89,7 @@ pub fn has_float_arithmetic(term: &Expr) -> bool {
                 stack.push(f);
                 stack.push(a);
             }
-            ExprKind::Prim(Add | Sub | Mul | Div | Neg) => {
+            ExprKind::Prim(Add | Sub | Mul | Div | Neg | Exp | Log | Sqrt | Abs | Max | Min) => {
                 if let TypeNode::Fun(operand, _) = e.ty.get() {
                     if prims::is_float(operand) {
                         return true;

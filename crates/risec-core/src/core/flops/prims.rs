@@ -43,8 +43,10 @@ impl Counter {
             Idx => arg(1)?.clone().taint_if(arg(0)?.any_input()),
             Select => arg(1)?.join(arg(2)?).taint_if(arg(0)?.any_input()),
             Lt | Gt | Eq => Dep::leaf(arg(0)?.any_input() || arg(1)?.any_input()),
-            Add | Sub | Mul | Div => self.arithmetic(p, arg(0)?.join(arg(1)?))?,
-            Neg => self.arithmetic(p, arg(0)?.clone())?,
+            Add | Sub | Mul | Div | Max | Min => self.arithmetic(p, arg(0)?.join(arg(1)?))?,
+            Neg | Exp | Log | Sqrt | Abs => self.arithmetic(p, arg(0)?.clone())?,
+            // A conversion of a size: known before the program reads its inputs.
+            NatToFloat => Dep::Const,
         };
         Ok(Val::Data(dep))
     }

@@ -439,6 +439,10 @@ impl Interp<'_> {
                 ExprKind::Prim(_) | ExprKind::NatApp(..) => match self.eval(f, env)? {
                     Abs::Prim(p, mut nats, args) if args.is_empty() => {
                         nats.push(n.clone());
+                        if nats.len() == p.nat_arity() && p.value_arity() == 0 {
+                            // `natToFloat k`: applied once its size is given.
+                            return self.primitive(p, &nats, args);
+                        }
                         Ok(Abs::Prim(p, nats, args))
                     }
                     _ => refuse("a function of sizes"),

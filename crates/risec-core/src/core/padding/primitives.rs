@@ -1,7 +1,8 @@
 //! The padding analysis of each primitive applied to all of its arguments: maps and
 //! reductions (whether padding elements are neutral for the operator), pairs, `transpose`,
-//! scalar operations, and the primitives that move elements (of a padded dimension in
-//! `reshape`, of an unpadded one here).
+//! scalar operations (math functions included: which keep a zero zero), `natToFloat` (a
+//! rounded-up size is not the real one), and the primitives that move elements (of a padded
+//! dimension in `reshape`, of an unpadded one here).
 
 use super::*;
 
@@ -14,6 +15,8 @@ impl Interp<'_> {
         mut args: Vec<Abs<'a>>,
     ) -> R<Abs<'a>> {
         use Primitive::*;
+        // The abstract value, not the primitive `abs`.
+        use super::Abs;
         let name = p.name();
         match p {
             Map | MapSeq | MapSeqUnroll | MapPar => {
@@ -48,11 +51,42 @@ impl Interp<'_> {
                 let a = scalar(args.pop().expect("arity"), name)?;
                 Ok(Abs::Scalar(binary(p, a, b)))
             }
-            Neg => {
+            Neg | Sqrt | Primitive::Abs => {
+                // -0, sqrt 0 and abs 0 are zero.
                 let a = scalar(args.pop().expect("arity"), name)?;
                 Ok(Abs::Scalar(Facts {
                     same: a.same,
                     zero: a.zero,
+                    acc: false,
+                }))
+            }
+            Exp | Log => {
+                // exp 0 is 1 and log 0 is -inf: a zero does not stay zero.
+                let a = scalar(args.pop().expect("arity"), name)?;
+                Ok(Abs::Scalar(Facts {
+                    same: a.same,
+                    zero: false,
+                    acc: false,
+                }))
+            }
+            Max | Min => {
+                // Of two zeros, one; `max acc 0` is not `acc` (acc may be negative).
+                let b = scalar(args.pop().expect("arity"), name)?;
+                let a = scalar(args.pop().expect("arity"), name)?;
+                Ok(Abs::Scalar(Facts {
+                    same: a.same && b.same,
+                    zero: a.zero && b.zero,
+                    acc: false,
+                }))
+            }
+            NatToFloat => {
+                // The same value unless the size is one of those rounded up.
+                let Some(k) = nats.first() else {
+                    return refuse("`natToFloat` without its size");
+                };
+                Ok(Abs::Scalar(Facts {
+                    same: !(self.mentions_padded)(k),
+                    zero: false,
                     acc: false,
                 }))
             }
@@ -238,6 +272,8 @@ fn select<'a>(c: Facts, a: Abs<'a>, b: Abs<'a>) -> R<Abs<'a>> {
 /// rows of a rounded-up length is refused).
 fn unpadded_view<'a>(p: Primitive, arr: Abs<'a>, fill: Option<Abs<'a>>) -> R<Abs<'a>> {
     use Primitive::*;
+    // The abstract value, not the primitive `abs`.
+    use super::Abs;
     let name = p.name();
     let (real, pad) = array(arr, name)?;
     if pad.is_some() {

@@ -16,6 +16,8 @@ impl Interp<'_> {
         fill: Option<Abs<'a>>,
     ) -> R<Abs<'a>> {
         use Primitive::*;
+        // The abstract value, not the primitive `abs`.
+        use super::Abs;
         let name = p.name();
         let constant = |k: usize| nats.get(k).and_then(|n| n.as_integer());
         let window = |e: Abs<'a>| Abs::Array {

@@ -551,4 +551,5 @@ fn errors_are_reported_not_panics() {
     assert!(matches!(run(&g), Err(EvalError::TooLarge { .. })));
 }
 
+mod math;
 mod programs;

@@ -252,6 +252,14 @@ fn every_primitive_is_evaluated_somewhere() {
         P::AsVectorAligned,
         P::AsScalar,
         P::VectorFromScalar,
+        // In `tests/math.rs`.
+        P::Exp,
+        P::Log,
+        P::Sqrt,
+        P::Abs,
+        P::Max,
+        P::Min,
+        P::NatToFloat,
     ];
     for p in Primitive::ALL {
         assert!(covered.contains(&p), "{} has no interpreter test", p.name());
