@@ -23,7 +23,7 @@ pub struct BenchArgs {
     #[arg(long = "sketch", value_name = "FILE.sk")]
     pub sketches: Vec<String>,
     /// A version: `NAME=FILE.rise`, a low-level program of the program's type; repeatable.
-    /// For a matrix multiplication, its hand-written twin is the TVM baseline NAME.
+    /// For a matrix multiplication, its hand-written twin is the TVM baseline `NAME (C)`.
     #[arg(long = "version", value_name = "NAME=FILE.rise")]
     pub versions: Vec<String>,
     /// The sizes, e.g. `m=1024,n=1024,k=1024` [default for a matrix multiplication:
