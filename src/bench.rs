@@ -231,8 +231,20 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
     if let Some(warning) = naive_warning(built.flops(&sizes)) {
         eprint!("{warning}");
     }
+    // What the driver allocates: the arrays of one call, the reference's output and a copy of
+    // the same bytes.
+    let arrays = built
+        .shape
+        .bytes(&sizes)
+        .map(|b| {
+            format!(
+                " ({} of arrays)",
+                crate::support::units::format_bytes(b.saturating_mul(2))
+            )
+        })
+        .unwrap_or_default();
     eprintln!(
-        "running {} with {} thread(s), {} rounds each...",
+        "running {}{arrays} with {} thread(s), {} rounds each...",
         sizes_text(&program, &sizes),
         args.threads
             .iter()

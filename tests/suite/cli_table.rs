@@ -175,6 +175,27 @@ const ROWS: &[Row] = &[
         stdout: Shows::Anything,
         stderr: Shows::Anything,
     },
+    // The check at the benchmark size under the sanitizers: the driver's own buffers are no
+    // leak LeakSanitizer reports.
+    Row {
+        args: &[
+            "verify",
+            "examples/gelu.rise",
+            "--sanitize",
+            "--check-size",
+            "m=3,n=5",
+            "--size",
+            "m=17,n=33",
+            "--threads",
+            "1",
+        ],
+        file: None,
+        status: 0,
+        stdout: Shows::Contains(&[
+            "gelu, 1 thread(s): against the naive lowering at m=17,n=33:\n  naive  ok",
+        ]),
+        stderr: Shows::Anything,
+    },
     // Inputs read from JSON.
     refused_file(
         &["eval", "examples/dot.rise", "--inputs", "{file}"],

@@ -125,6 +125,15 @@ fn bench_prints_the_table_with_baselines() {
         });
         assert!(drawn, "`{name}` is not drawn as a name in the plot:\n{svg}");
     }
-    assert!(stderr(&out).contains("running m=64,n=64,k=64 with 1, 2 thread(s)"));
+    assert!(
+        stderr(&out).contains("running m=64,n=64,k=64 ("),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains(" of arrays) with 1, 2 thread(s)"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("2 thread(s): verifying against the reference"));
 }

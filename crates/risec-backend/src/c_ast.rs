@@ -211,25 +211,35 @@ impl CExpr {
             CExpr::Load { buf, idx, ty, .. } | CExpr::EdgeLoad { buf, idx, ty, .. } => {
                 f(buf, idx, *ty)
             }
+            _ => self.for_each_child(&mut |c| c.for_each_load(f)),
+        })
+    }
+
+    /// Calls `f` on each direct sub-expression, in the order C evaluates them (a load's index
+    /// is an [`Ix`], not a sub-expression): the one traversal the walks over loads, checked loads and math functions share.
+    fn for_each_child(&self, f: &mut dyn FnMut(&CExpr)) {
+        match self {
+            CExpr::Bin(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            CExpr::Math(_, _, xs) => xs.iter().for_each(|x| f(x)),
+            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| f(x)),
+            CExpr::Neg(a) | CExpr::Lane(a, _) => f(a),
+            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
             CExpr::Lit(_)
             | CExpr::Var(_)
+            | CExpr::Load { .. }
             | CExpr::Index(_)
             | CExpr::WideIndex(_)
             | CExpr::SizeAs(..)
-            | CExpr::IxLess(..) => {}
-            CExpr::Bin(_, a, b) => {
-                a.for_each_load(f);
-                b.for_each_load(f);
-            }
-            CExpr::Math(_, _, xs) => xs.iter().for_each(|x| x.for_each_load(f)),
-            CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_load(f),
-            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_load(f)),
-            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
-                c.for_each_load(f);
-                a.for_each_load(f);
-                b.for_each_load(f);
-            }
-        })
+            | CExpr::IxLess(..)
+            | CExpr::EdgeLoad { .. } => {}
+        }
     }
 
     /// A load from an array of the edges kernel: checked where `guard` has a dimension, plain
@@ -256,25 +266,7 @@ impl CExpr {
     pub fn for_each_edge_load(&self, f: &mut dyn FnMut(&CExpr)) {
         guarded(|| match self {
             CExpr::EdgeLoad { .. } => f(self),
-            CExpr::Lit(_)
-            | CExpr::Var(_)
-            | CExpr::Load { .. }
-            | CExpr::Index(_)
-            | CExpr::WideIndex(_)
-            | CExpr::SizeAs(..)
-            | CExpr::IxLess(..) => {}
-            CExpr::Bin(_, a, b) => {
-                a.for_each_edge_load(f);
-                b.for_each_edge_load(f);
-            }
-            CExpr::Math(_, _, xs) => xs.iter().for_each(|x| x.for_each_edge_load(f)),
-            CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_edge_load(f),
-            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_edge_load(f)),
-            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
-                c.for_each_edge_load(f);
-                a.for_each_edge_load(f);
-                b.for_each_edge_load(f);
-            }
+            _ => self.for_each_child(&mut |c| c.for_each_edge_load(f)),
         })
     }
 
@@ -317,30 +309,11 @@ impl CExpr {
 
     /// Calls `f` on every math function in the expression, with its C type.
     fn for_each_math(&self, f: &mut dyn FnMut(MathOp, CType)) {
-        guarded(|| match self {
-            CExpr::Math(op, ty, xs) => {
+        guarded(|| {
+            if let CExpr::Math(op, ty, _) = self {
                 f(*op, *ty);
-                xs.iter().for_each(|x| x.for_each_math(f));
             }
-            CExpr::Bin(_, a, b) => {
-                a.for_each_math(f);
-                b.for_each_math(f);
-            }
-            CExpr::Neg(a) | CExpr::Lane(a, _) => a.for_each_math(f),
-            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| x.for_each_math(f)),
-            CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
-                c.for_each_math(f);
-                a.for_each_math(f);
-                b.for_each_math(f);
-            }
-            CExpr::Lit(_)
-            | CExpr::Var(_)
-            | CExpr::Load { .. }
-            | CExpr::Index(_)
-            | CExpr::WideIndex(_)
-            | CExpr::SizeAs(..)
-            | CExpr::IxLess(..)
-            | CExpr::EdgeLoad { .. } => {}
+            self.for_each_child(&mut |c| c.for_each_math(f));
         })
     }
 

@@ -97,7 +97,7 @@ pub fn signal_name(sig: i32) -> &'static str {
         6 => "SIGABRT: aborted",
         7 => "SIGBUS: a misaligned or unmapped access",
         8 => "SIGFPE: an integer division by zero or overflow",
-        9 => "SIGKILL",
+        9 => "SIGKILL: out of memory (the system's out-of-memory killer) or killed by another process",
         11 => "SIGSEGV: an access outside its memory",
         15 => "SIGTERM",
         _ => "a signal",
