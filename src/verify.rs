@@ -1,6 +1,6 @@
 //! `risec verify`: versions of any entry point checked against the reference interpreter at
 //! small sizes and, with `--size`, against the naive lowering at larger ones
-//! ([`risec_bench::verify()`], [`risec_bench::measure::check`]).
+//! ([`risec_bench::verify()`], [`risec_bench::measure::check_against_reference`]).
 
 use crate::versions::{
     check_lines, check_sizes, run_sizes, sizes_text, user_baseline, versions, work_dir,
@@ -131,8 +131,13 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         ok &= check_lines(&checked, &|_| false, &mut out);
         if let Some(big) = &big {
-            let rows = risec_bench::measure::check(&built, big, threads, &Default::default())
-                .map_err(|e| e.to_string())?;
+            let rows = risec_bench::measure::check_against_reference(
+                &built,
+                big,
+                threads,
+                &Default::default(),
+            )
+            .map_err(|e| e.to_string())?;
             let _ = writeln!(
                 out,
                 "{}, {threads} thread(s): against the naive lowering at {}:",

@@ -102,8 +102,13 @@ fn tiled_versions_match_the_parallel_baseline_at_1024() {
         only: Some(&only),
     };
     for threads in [1, 2] {
-        let rows =
-            risec_bench::measure::check(tiled_kernels(), &[1024; 3], threads, &selection).unwrap();
+        let rows = risec_bench::measure::check_against_reference(
+            tiled_kernels(),
+            &[1024; 3],
+            threads,
+            &selection,
+        )
+        .unwrap();
         assert_eq!(rows.len(), 7, "{rows:?}");
         for row in rows {
             assert_eq!(row.code, 0, "{}", row.name);

@@ -131,7 +131,7 @@ pub fn check_kernels(
         only: None,
     };
     let sizes = [m, n, k].map(u64::from);
-    risec_bench::measure::check(built, &sizes, threads, &selection).unwrap()
+    risec_bench::measure::check_against_reference(built, &sizes, threads, &selection).unwrap()
 }
 
 /// [`check_kernels`], asserting that every kernel ran and agreed with the reference within the

@@ -224,7 +224,7 @@ impl CExpr {
                 f(b);
             }
             CExpr::Math(_, _, xs) => xs.iter().for_each(|x| f(x)),
-            CExpr::Lanes(_, xs) => xs.iter().for_each(|x| f(x)),
+            CExpr::Lanes(_, xs) => xs.iter().for_each(&mut *f),
             CExpr::Neg(a) | CExpr::Lane(a, _) => f(a),
             CExpr::Cond(c, a, b) | CExpr::VecSelect(c, a, b) => {
                 f(c);

@@ -1,6 +1,6 @@
 //! Timing: every kernel of a built driver checked against the reference at the benchmark
 //! sizes, then timed in interleaved rounds at each thread count beside a `memcpy` of the same
-//! bytes ([`bench()`]); and the same check without the timing ([`check()`]), which tests use at
+//! bytes ([`bench()`]); and the same check without the timing ([`check_against_reference()`]), which tests use at
 //! sizes the interpreter would take too long for.
 
 use crate::compile::parse_lines;
@@ -142,7 +142,7 @@ pub fn bench(
     })
 }
 
-/// One kernel's run in [`check`].
+/// One kernel's run in [`check_against_reference`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckRow {
     /// The kernel's name.
@@ -157,7 +157,7 @@ pub struct CheckRow {
     pub error: f64,
 }
 
-/// Which kernels [`check`] runs, and against what.
+/// Which kernels [`check_against_reference`] runs, and against what.
 #[derive(Clone, Debug, Default)]
 pub struct CheckSelection<'a> {
     /// The kernel whose result is the reference [default: the naive lowering, in double
@@ -170,7 +170,7 @@ pub struct CheckSelection<'a> {
 
 /// Runs the kernels of `built` once at `sizes` with `threads` threads against a reference, as
 /// `selection` says, without timing.
-pub fn check(
+pub fn check_against_reference(
     built: &Built,
     sizes: &[u64],
     threads: u32,
