@@ -81,7 +81,7 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
     match result {
         Ok(done) => write_result(&job, &p, &done, &stats, emit_c, &options),
         Err(crate::Error::NotFound(nf)) => {
-            stats.write(&nf.steps, &[]);
+            stats.write(&nf.steps, &[], &[]);
             eprint!("{}", nf.message());
             ExitCode::from(2)
         }
@@ -162,15 +162,16 @@ struct Stats<'a> {
 }
 
 impl Stats<'_> {
-    /// Writes the statistics of `steps` (and the result's `facts`) with `--stats`; `false`
-    /// (the error printed) when the file cannot be written.
-    fn write(&self, steps: &[SearchStats], facts: &[String]) -> bool {
+    /// Writes the statistics of `steps` (and the result's `facts` and the lowering's
+    /// decisions) with `--stats`; `false` (the error printed) when the file cannot be written.
+    fn write(&self, steps: &[SearchStats], facts: &[String], lowering: &[String]) -> bool {
         if let Some(path) = &self.job.stats {
             let input = RunInput::Sketch {
                 program: self.program.to_string(),
                 sketch: self.sketch.to_string(),
             };
-            let stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), self.total);
+            let mut stats = RunStats::new(input, steps.to_vec(), facts.to_vec(), self.total);
+            stats.lowering = lowering.to_vec();
             let text = crate::eqsat::stats::to_json(&stats);
             if let Err(e) = crate::support::output::write_atomically(Path::new(path), &text) {
                 eprintln!("{e}");
@@ -205,7 +206,7 @@ fn write_result(
             }
         );
     }
-    if !stats.write(&done.steps, &done.facts) {
+    if !stats.write(&done.steps, &done.facts, &done.lowering) {
         return ExitCode::from(1);
     }
     if let Some(path) = &job.explain {

@@ -46,6 +46,7 @@ use risec_frontend as frontend;
 
 pub mod body;
 pub mod c_ast;
+pub mod c_fold;
 pub mod c_math;
 pub mod c_print;
 pub mod c_stmt;

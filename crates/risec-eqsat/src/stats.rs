@@ -289,6 +289,11 @@ pub struct RunStats {
     pub time: Duration,
     /// The largest peak resident memory the steps measured, in bytes, when known.
     pub peak_memory_bytes: Option<u64>,
+    /// Main job: what the lowering after the steps decided beyond its defaults (values stored
+    /// once instead of recomputed in a loop, reductions unrolled), one line each; left out
+    /// of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lowering: Vec<String>,
 }
 
 impl RunStats {
@@ -311,6 +316,7 @@ impl RunStats {
             steps,
             facts,
             time,
+            lowering: Vec::new(),
         }
     }
 }

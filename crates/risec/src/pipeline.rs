@@ -32,6 +32,9 @@ pub struct Optimized {
     /// With [`SearchOptions::explain`]: per guide step, its name and the rewrites from its
     /// start to its result.
     pub explanations: Vec<(String, Vec<crate::eqsat::explain::ExplanationStep>)>,
+    /// What the lowering decided beyond its defaults (`LoweringReport::notes`): values stored
+    /// once instead of recomputed in a loop, reductions unrolled.
+    pub lowering: Vec<String>,
 }
 
 /// Runs loaded guide steps on an elaborated program, then lowers and checks the result.
@@ -42,7 +45,7 @@ pub fn optimize_program(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Optimized, Error> {
     let outcome = guided::run(program, steps, options, progress).map_err(Error::NotFound)?;
-    let lowered = crate::lowlevel::lower_within(&outcome.program, &options.budget)?;
+    let (lowered, report) = crate::lowlevel::lower_reporting(&outcome.program, &options.budget)?;
     let source = program_to_source_declaring(&lowered, &lowered.facts);
     check_result(&lowered, program, &source)?;
     let facts = lowered
@@ -50,12 +53,14 @@ pub fn optimize_program(
         .iter()
         .map(|f| crate::core::print::divisibility_fact_to_source(&lowered, f))
         .collect();
+    let lowering = report.notes(&lowered);
     Ok(Optimized {
         program: lowered,
         source,
         steps: outcome.steps,
         facts,
         explanations: outcome.explanations,
+        lowering,
     })
 }
 

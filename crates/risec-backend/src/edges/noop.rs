@@ -105,7 +105,7 @@ impl NoOp<'_> {
 
     fn eval(&self, e: &CExpr) -> Sym {
         match e {
-            CExpr::Lit(s) if is_zero_literal(s) => Sym::Zero,
+            CExpr::Lit(s) if crate::c_fold::is_zero_literal(s) => Sym::Zero,
             CExpr::Var(v) => self
                 .vars
                 .iter()
@@ -189,10 +189,6 @@ fn rebuild(s: Sym) -> CExpr {
         Sym::Expr(e) => e,
         Sym::Unknown => CExpr::Lit("0 /* unknown */".into()),
     }
-}
-
-fn is_zero_literal(s: &str) -> bool {
-    matches!(s, "0" | "0.0f" | "0.0" | "0LL" | "-0.0f" | "-0.0")
 }
 
 /// Whether `v` is the value at `buf[idx]` (of `lanes` lanes) before the store: the store puts

@@ -81,23 +81,7 @@ pub fn hoist_lets(e: &Expr) -> Expr {
 
 fn hoist_lets_unguarded(e: &Expr) -> Expr {
     match &e.kind {
-        ExprKind::App(f, a) => {
-            let (f, a) = (hoist_lets(f), hoist_lets(a));
-            if is_let(&f, &a) {
-                return Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone());
-            }
-            if let Some((v, s, b)) = as_let(&a) {
-                // f (let x = v in b)  =  let x = v in f b
-                let inner = hoist_lets(&app(up(&f), b));
-                return let_node(v.clone(), lambda(s.clone(), inner));
-            }
-            if let Some((v, s, g)) = as_let(&f) {
-                // (let x = v in g) a  =  let x = v in g a
-                let inner = hoist_lets(&app(g, up(&a)));
-                return let_node(v.clone(), lambda(s.clone(), inner));
-            }
-            Expr::new(ExprKind::App(Box::new(f), Box::new(a)), e.ty.clone())
-        }
+        ExprKind::App(f, a) => float_app(hoist_lets(f), hoist_lets(a)),
         ExprKind::Lambda(body) => {
             let body = hoist_lets(body);
             let param = match e.ty.get() {
@@ -131,6 +115,28 @@ fn hoist_lets_unguarded(e: &Expr) -> Expr {
         ),
         _ => e.clone(),
     }
+}
+
+/// `f a` for hoisted `f` and `a`, with the `let`s at the top of either floated out:
+/// `f (let x = v in b)` is `let x = v in f b`, `(let x = v in g) a` is `let x = v in g a`.
+/// Only the chains of `let`s at the top are walked (their bodies are hoisted already), so a
+/// chain of n `let`s costs n steps, not a new traversal of the whole term per `let` (which was
+/// exponential in the chain's length).
+fn float_app(f: Expr, a: Expr) -> Expr {
+    crate::support::stack::guarded(|| {
+        if is_let(&f, &a) {
+            return app(f, a);
+        }
+        if let Some((v, s, b)) = as_let(&a) {
+            let inner = float_app(up(&f), b);
+            return let_node(v.clone(), lambda(s.clone(), inner));
+        }
+        if let Some((v, s, g)) = as_let(&f) {
+            let inner = float_app(g, up(&a));
+            return let_node(v.clone(), lambda(s.clone(), inner));
+        }
+        app(f, a)
+    })
 }
 
 /// `M f xs` for a map-like primitive M: `(M, f, xs)`.

@@ -235,6 +235,10 @@ impl Translator {
                 ty,
                 name,
             },
+            // `x = x` (a reduction step whose term folded away: a zero weight) is nothing.
+            Stmt::Store(Place::Var(v, None), ref value) if matches!(value, CExpr::Var(w) if *w == v) => {
+                return
+            }
             s => s,
         };
         self.push_stmt(s);

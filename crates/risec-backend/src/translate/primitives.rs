@@ -298,7 +298,7 @@ impl Translator {
         };
         let a = self.scalar(a)?;
         let b = self.scalar(b)?;
-        Ok(scalar_val(CExpr::Bin(op, Rc::new(a), Rc::new(b)), ty))
+        Ok(scalar_val(crate::c_fold::binary(op, a, b), ty))
     }
 
     /// A math function of its operand (`a`) and, for `max` and `min`, of `rest`'s one: a call

@@ -301,15 +301,7 @@ impl Translator {
         }
         let x = self.scalar(inside)?;
         let pad = self.scalar(outside)?;
-        let e = CExpr::Cond(
-            Rc::new(CExpr::IxLess(i.clone(), l.clone())),
-            Rc::new(pad.clone()),
-            Rc::new(CExpr::Cond(
-                Rc::new(CExpr::IxLess(i.clone(), l.add(n))),
-                Rc::new(x),
-                Rc::new(pad),
-            )),
-        );
+        let e = crate::c_fold::choose(i, l, n, x, pad);
         Ok(Val {
             ty,
             kind: ValKind::Scalar(e),

@@ -278,6 +278,9 @@ impl Translator {
                 self.push_block();
                 body(self, Ix::constant(c))?;
                 let stmts = self.pop_block();
+                if stmts.is_empty() {
+                    continue;
+                }
                 self.emit(Stmt::Unrolled {
                     origin,
                     iteration: c,

@@ -1,0 +1,84 @@
+/* Plain C loop nests, the code a person writes without thinking about schedules, as
+ * `risec bench --baseline` functions with the signatures risec writes for the examples
+ * (row-major arrays; 0 on success). They are the floor a naive lowering must reach:
+ *   gauss5_loops:   examples/gauss5.rise, out n x m, input (n+4) x (m+4);
+ *   jacobi3d_loops: examples/jacobi3d.rise, out n x m x p, input (n+2) x (m+2) x (p+2);
+ *   mmchain_loops:  examples/mmchain.rise, (A·B)·C with A·B in a temporary, each product
+ *                   as the textbook i-j-l loop (a dot product per output element);
+ *   mmchain_ikj:    the same with the loops of each product in i-l-j order (rows of B and C
+ *                   read contiguously, the inner loop vectorised): a loop interchange a
+ *                   person who knows caches writes. */
+#include <stdlib.h>
+
+int gauss5_loops(int n, int m, float *restrict out, const float *restrict input) {
+    static const float w[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
+    if (n <= 0 || m <= 0) return 1;
+    const int stride = m + 4;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < m; j++) {
+            float s = 0.0f;
+            for (int a = 0; a < 5; a++)
+                for (int b = 0; b < 5; b++)
+                    s += w[a] * w[b] * input[(i + a) * stride + j + b];
+            out[i * m + j] = s;
+        }
+    }
+    return 0;
+}
+
+int jacobi3d_loops(int n, int m, int p, float *restrict out, const float *restrict input) {
+    if (n <= 0 || m <= 0 || p <= 0) return 1;
+    const int row = p + 2, plane = (m + 2) * row;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < m; j++) {
+            for (int k = 0; k < p; k++) {
+                const float *c = input + (i + 1) * plane + (j + 1) * row + k + 1;
+                out[(i * m + j) * p + k] =
+                    0.14285715f * (c[-plane] + c[-row] + c[-1] + c[0] + c[1] + c[row] + c[plane]);
+            }
+        }
+    }
+    return 0;
+}
+
+int mmchain_loops(int m, int n, int k, int p, float *restrict out, const float *restrict a,
+                  const float *restrict b, const float *restrict c) {
+    if (m <= 0 || n <= 0 || k <= 0 || p <= 0) return 1;
+    float *ab = malloc(sizeof(float) * (size_t)m * (size_t)n);
+    if (!ab) return 2;
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (int l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
+            ab[i * n + j] = s;
+        }
+    }
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < p; j++) {
+            float s = 0.0f;
+            for (int l = 0; l < n; l++) s += ab[i * n + l] * c[l * p + j];
+            out[i * p + j] = s;
+        }
+    }
+    free(ab);
+    return 0;
+}
+
+int mmchain_ikj(int m, int n, int k, int p, float *restrict out, const float *restrict a,
+                const float *restrict b, const float *restrict c) {
+    if (m <= 0 || n <= 0 || k <= 0 || p <= 0) return 1;
+    float *ab = malloc(sizeof(float) * (size_t)m * (size_t)n);
+    if (!ab) return 2;
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < n; j++) ab[i * n + j] = 0.0f;
+        for (int l = 0; l < k; l++)
+            for (int j = 0; j < n; j++) ab[i * n + j] += a[i * k + l] * b[l * n + j];
+    }
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < p; j++) out[i * p + j] = 0.0f;
+        for (int l = 0; l < n; l++)
+            for (int j = 0; j < p; j++) out[i * p + j] += ab[i * n + l] * c[l * p + j];
+    }
+    free(ab);
+    return 0;
+}
