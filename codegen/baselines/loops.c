@@ -82,3 +82,47 @@ int mmchain_ikj(int m, int n, int k, int p, float *restrict out, const float *re
     free(ab);
     return 0;
 }
+
+/* examples/conv3x3.rise: out co x h x w, weights co x ci x 3 x 3, input ci x (h+2) x (w+2).
+ * conv3x3_loops is the textbook nest (a sum over channels and taps per output pixel);
+ * conv3x3_planes accumulates each output plane tap by tap, the innermost loop along a row
+ * (vectorised): the loop order a person who knows caches writes. */
+int conv3x3_loops(int co, int ci, int h, int w, float *restrict out, const float *restrict weights,
+                  const float *restrict input) {
+    if (co <= 0 || ci <= 0 || h <= 0 || w <= 0) return 1;
+    const int row = w + 2, plane = (h + 2) * (w + 2);
+    for (int o = 0; o < co; o++) {
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                float s = 0.0f;
+                for (int c = 0; c < ci; c++)
+                    for (int a = 0; a < 3; a++)
+                        for (int b = 0; b < 3; b++)
+                            s += weights[((o * ci + c) * 3 + a) * 3 + b] * input[c * plane + (y + a) * row + x + b];
+                out[(o * h + y) * w + x] = s;
+            }
+        }
+    }
+    return 0;
+}
+
+int conv3x3_planes(int co, int ci, int h, int w, float *restrict out, const float *restrict weights,
+                   const float *restrict input) {
+    if (co <= 0 || ci <= 0 || h <= 0 || w <= 0) return 1;
+    const int row = w + 2, plane = (h + 2) * (w + 2);
+    for (int o = 0; o < co; o++) {
+        float *op = out + (size_t)o * h * w;
+        for (int i = 0; i < h * w; i++) op[i] = 0.0f;
+        for (int c = 0; c < ci; c++)
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    const float k = weights[((o * ci + c) * 3 + a) * 3 + b];
+                    for (int y = 0; y < h; y++) {
+                        const float *ip = input + c * plane + (y + a) * row + b;
+                        float *orow = op + y * w;
+                        for (int x = 0; x < w; x++) orow[x] += k * ip[x];
+                    }
+                }
+    }
+    return 0;
+}

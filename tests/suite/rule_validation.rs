@@ -194,6 +194,8 @@ validations! {
     reduce_lanes: "reduce-lanes" as "reduce-lanes(4)" => [
         inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F} |> reduce (+) 0.0"),
         inst("def p {n : nat} (xs : n.f32) (ys : n.f32) = zip xs ys |> map (fun q => fst q * snd q) |> reduce (+) 0.0"),
+        inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F} |> reduce max (-1.0 / 0.0)"),
+        inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F} |> reduce min y"),
     ];
     split_join: "split-join" as "split-join(4)" => [
         inst("def p {n : nat} (xs : n.f32) (y : f32) = xs |> map {F}"),

@@ -112,7 +112,7 @@ pub enum CExpr {
     /// `a < b` on indices.
     IxLess(Ix, Ix),
     /// A math function of `ty` (a scalar, or lane by lane a vector) applied to its operands:
-    /// `__builtin_expf(x)`, `RISE_MAX((a), (b))`.
+    /// `rise_expf(x)`, `RISE_MAX((a), (b))`.
     Math(MathOp, CType, Vec<Rc<CExpr>>),
     /// A size converted to a float scalar of type `ty`, computed in `long long` first:
     /// `((float)((long long)n * 2))`.
@@ -298,13 +298,9 @@ impl CExpr {
         found
     }
 
-    /// Calls `f` on the helper macro of every math function in the expression that needs one.
+    /// Calls `f` on the helpers (macros, functions) every math function in the expression needs.
     pub fn for_each_math_helper(&self, f: &mut dyn FnMut(MathHelper)) {
-        self.for_each_math(&mut |op, ty| {
-            if let Some(h) = op.helper(ty) {
-                f(h);
-            }
-        });
+        self.for_each_math(&mut |op, ty| op.helpers(ty).for_each(&mut *f));
     }
 
     /// Calls `f` on every math function in the expression, with its C type.

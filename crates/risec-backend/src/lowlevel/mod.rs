@@ -16,6 +16,7 @@ use crate::ir::primitive::Primitive;
 use crate::support::budget::{Budget, Exhausted, Stage};
 
 mod materialise;
+mod nest;
 mod restructure;
 
 pub use materialise::Materialised;
@@ -89,7 +90,7 @@ pub fn lower_reporting(
     for _ in 0..8 {
         budget.check(Stage::Lowering)?;
         let next = normal(&on_body(&t, &mut |b| {
-            let simple = restructure::simplify(b);
+            let simple = nest::nest_joined_reductions(&restructure::simplify(b));
             let stored = materialise::materialise_invariants(&simple, &mut report.stored);
             restructure::fuse_into_writers(&restructure::hoist_lets(&stored), true)
         }));
@@ -357,7 +358,7 @@ impl Unrolling {
     fn admits(&mut self, e: &Expr) -> bool {
         let (_, args) = spine(e);
         // The accumulator's type (a scalar or a vector: a local variable in the C).
-        let accumulator = args.get(1).map(|init| init.ty.clone());
+        let accumulator = loop_operand_types(e).and_then(|t| t.get(1).cloned());
         let scalar_result = accumulator.is_some_and(|t| {
             matches!(
                 t.get(),
@@ -383,27 +384,40 @@ impl Unrolling {
 
 /// The constant number of iterations of the loop primitive applied in `e` (a map's or a
 /// reduction's array length): the array argument's, or where the application leaves it out
-/// (`reduceSeq add 0.0`, a function of the array), the function's domain's.
+/// (`reduce add 0.0`, a function of the array), the function's parameter's.
 fn unrolled_extent(e: &Expr) -> Option<u64> {
-    let (head, args) = spine(e);
-    let arity = match head.kind {
-        ExprKind::Prim(Primitive::Reduce | Primitive::ReduceSeq | Primitive::ReduceSeqUnroll) => 3,
-        _ => 2,
-    };
-    let array = if args.len() == arity {
-        args.last().map(|xs| xs.ty.clone())?
-    } else {
-        match e.ty.get() {
-            crate::ir::types::TypeNode::Fun(domain, _) if args.len() + 1 == arity => domain.clone(),
-            _ => return None,
-        }
-    };
+    let array = loop_operand_types(e)?.pop()?;
     match array.get() {
         crate::ir::types::TypeNode::Array(n, _) => {
             n.as_integer().and_then(|k| u64::try_from(k).ok())
         }
         _ => None,
     }
+}
+
+/// The types of all value operands of the loop primitive applied in `e`, in order (`f, xs`
+/// for a map, `f, init, xs` for a reduction), read off the arguments given and, for those a
+/// partial application leaves out, off `e`'s function type.
+fn loop_operand_types(e: &Expr) -> Option<Vec<crate::ir::types::Type>> {
+    let (head, args) = spine(e);
+    let arity = match head.kind {
+        ExprKind::Prim(Primitive::Reduce | Primitive::ReduceSeq | Primitive::ReduceSeqUnroll) => 3,
+        _ => 2,
+    };
+    if args.len() > arity {
+        return None;
+    }
+    let mut types: Vec<crate::ir::types::Type> = args.iter().map(|a| a.ty.clone()).collect();
+    let mut rest = e.ty.clone();
+    while types.len() < arity {
+        let crate::ir::types::TypeNode::Fun(param, result) = rest.get() else {
+            return None;
+        };
+        types.push(param.clone());
+        let next = result.clone();
+        rest = next;
+    }
+    Some(types)
 }
 
 /// Whether `e` computes without loops, reductions or temporaries of its own (views, arithmetic

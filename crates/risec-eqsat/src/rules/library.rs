@@ -169,12 +169,18 @@ fn blocked_reduce(rule: Rule) -> Rule {
     })
 }
 
-/// reduce-lanes: only `reduce add 0`, whose partial sums can be taken in any order (up to
-/// floating-point rounding), and whose initial value may start every lane.
+/// reduce-lanes: `reduce add 0`, whose partial sums can be taken in any order (up to
+/// floating-point rounding), and whose initial value may start every lane; and `reduce max`
+/// and `reduce min` from any initial value: associative, commutative and idempotent (a NaN
+/// operand is passed over whatever the order), so the lanes and the final reduction give the
+/// same value exactly (up to the sign of a zero: `max(0.0, -0.0)` is the second operand).
 fn reduce_lanes(rule: Rule) -> Rule {
     let (op, init) = (slot(&rule, "op"), slot(&rule, "init"));
     rule.when(move |eg, b, _| {
-        holds_prim(eg, b.expr(op), Primitive::Add) && holds_number(eg, b.expr(init), 0.0)
+        let (op, init) = (b.expr(op), b.expr(init));
+        (holds_prim(eg, op, Primitive::Add) && holds_number(eg, init, 0.0))
+            || holds_prim(eg, op, Primitive::Max)
+            || holds_prim(eg, op, Primitive::Min)
     })
 }
 
@@ -356,9 +362,9 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
     rule!(
         "reduce-lanes",
         ["w"],
-        "a sum becomes w interleaved partial sums, accumulated as one array of w over blocks of \
-         w, then summed (only for add with 0; reassociates): with vec-after and \
-         vec-before-map-pair, a vector accumulator",
+        "a sum (or maximum, or minimum) becomes w interleaved partial ones, accumulated as \
+         one array of w over blocks of w, then reduced (only for add with 0, max and min; \
+         reassociates): with vec-after and vec-before-map-pair, a vector accumulator",
         "reduce op init =>> fun xs => reduce op init (reduceSeq (fun acc ys => map (fun p => \
          op (fst p) (snd p)) (zip acc ys)) (generate (fun i => init)) (split w xs))",
         Extra::default(),
