@@ -7,7 +7,8 @@
  *                   as the textbook i-j-l loop (a dot product per output element);
  *   mmchain_ikj:    the same with the loops of each product in i-l-j order (rows of B and C
  *                   read contiguously, the inner loop vectorised): a loop interchange a
- *                   person who knows caches writes. */
+ *                   person who knows caches writes.
+ * The convolution, softmax and layer normalisation loops below say what they are. */
 #include <stdlib.h>
 
 int gauss5_loops(int n, int m, float *restrict out, const float *restrict input) {
@@ -123,6 +124,44 @@ int conv3x3_planes(int co, int ci, int h, int w, float *restrict out, const floa
                         for (int x = 0; x < w; x++) orow[x] += k * ip[x];
                     }
                 }
+    }
+    return 0;
+}
+
+/* examples/softmax.rise and examples/layernorm.rise: out and a m x n, row by row, the loops a
+ * person writes (the C library's expf and sqrtf). */
+float expf(float);
+float sqrtf(float);
+
+int softmax_loops(int m, int n, float *restrict out, const float *restrict a) {
+    if (m <= 0 || n <= 0) return 1;
+    for (int i = 0; i < m; i++) {
+        const float *row = a + (size_t)i * n;
+        float *o = out + (size_t)i * n;
+        float mx = -__builtin_inff();
+        for (int j = 0; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+        float s = 0.0f;
+        for (int j = 0; j < n; j++) {
+            o[j] = expf(row[j] - mx);
+            s += o[j];
+        }
+        for (int j = 0; j < n; j++) o[j] /= s;
+    }
+    return 0;
+}
+
+int layernorm_loops(int m, int n, float *restrict out, const float *restrict a) {
+    if (m <= 0 || n <= 0) return 1;
+    for (int i = 0; i < m; i++) {
+        const float *row = a + (size_t)i * n;
+        float *o = out + (size_t)i * n;
+        float s = 0.0f;
+        for (int j = 0; j < n; j++) s += row[j];
+        const float mean = s / (float)n;
+        float v = 0.0f;
+        for (int j = 0; j < n; j++) v += (row[j] - mean) * (row[j] - mean);
+        const float d = sqrtf(v / (float)n + 0.00001f);
+        for (int j = 0; j < n; j++) o[j] = (row[j] - mean) / d;
     }
     return 0;
 }
