@@ -27,7 +27,7 @@ use crate::core::{Expr, ExprKind};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, Type, TypeNode};
 
-/// A value stored once instead of being recomputed by a loop: what [`materialise_invariants`]
+/// A value stored once instead of being recomputed by a loop: what `materialise_invariants`
 /// reports, for `--stats` and the explanation of a program's C.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Materialised {
@@ -111,7 +111,8 @@ struct Facts {
     reduces: bool,
 }
 
-/// The bit of the binder `level` (-1: the loop's parameter) in [`Facts::uses`].
+/// The bit of the binder at `level` (0: the loop's parameter; `d + 1`: the binder `d` deep inside
+/// the body) in [`Facts::uses`].
 fn binder_bit(level: u32) -> u64 {
     1u64 << level.min(63)
 }
