@@ -194,24 +194,9 @@ fn bind_invariants(
             ExprKind::Lambda(Box::new(out)),
             types::fun(v.ty.clone(), lambda.ty.clone()),
         );
-        out = let_of(v, body_fn);
+        out = super::restructure::let_node(v, body_fn);
     }
     Some(out)
-}
-
-/// `let v f`, typed.
-fn let_of(v: Expr, body_fn: Expr) -> Expr {
-    let result = match body_fn.ty.get() {
-        TypeNode::Fun(_, r) => r.clone(),
-        _ => unreachable!("a let's body is a function"),
-    };
-    let partial_ty = types::fun(body_fn.ty.clone(), result.clone());
-    let prim = Expr::new(
-        ExprKind::Prim(Primitive::Let),
-        types::fun(v.ty.clone(), partial_ty.clone()),
-    );
-    let partial = Expr::new(ExprKind::App(Box::new(prim), Box::new(v)), partial_ty);
-    Expr::new(ExprKind::App(Box::new(partial), Box::new(body_fn)), result)
 }
 
 /// Whether the node `e` of the loop's body is a value to bind: data that reduces and uses none

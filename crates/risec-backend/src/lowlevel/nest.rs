@@ -21,6 +21,9 @@ use crate::core::{Expr, ExprKind};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, Type, TypeNode};
 
+use super::restructure::{app, lambda};
+use super::spine;
+
 /// Rewrites every high-level `reduce` over a joined array (see the module documentation), one
 /// level of joining per call (the lowering's rounds reach nested joins).
 pub fn nest_joined_reductions(e: &Expr) -> Expr {
@@ -192,24 +195,6 @@ fn rows_of(xs: &Expr) -> Option<Expr> {
     }
 }
 
-/// The head of an application spine and its value arguments (size arguments skipped).
-fn spine(e: &Expr) -> (&Expr, Vec<&Expr>) {
-    let mut args = Vec::new();
-    let mut head = e;
-    loop {
-        match &head.kind {
-            ExprKind::App(f, a) => {
-                args.push(&**a);
-                head = f;
-            }
-            ExprKind::NatApp(f, _) => head = f,
-            _ => break,
-        }
-    }
-    args.reverse();
-    (head, args)
-}
-
 fn array_parts(t: &Type) -> Option<(crate::ir::nat::Nat, Type)> {
     match t.get() {
         TypeNode::Array(n, e) => Some((n.clone(), e.clone())),
@@ -219,19 +204,6 @@ fn array_parts(t: &Type) -> Option<(crate::ir::nat::Nat, Type)> {
 
 fn prim(p: Primitive, ty: Type) -> Expr {
     Expr::new(ExprKind::Prim(p), ty)
-}
-
-fn app(f: Expr, a: Expr) -> Expr {
-    let ty = match f.ty.get() {
-        TypeNode::Fun(_, r) => r.clone(),
-        _ => unreachable!("applying a non-function"),
-    };
-    Expr::new(ExprKind::App(Box::new(f), Box::new(a)), ty)
-}
-
-fn lambda(param: Type, body: Expr) -> Expr {
-    let ty = types::fun(param, body.ty.clone());
-    Expr::new(ExprKind::Lambda(Box::new(body)), ty)
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use crate::core::{Expr, ExprKind};
 use crate::ir::primitive::Primitive;
 use crate::ir::types::{self, Type, TypeNode};
 
-fn app(f: Expr, a: Expr) -> Expr {
+/// `f a`, typed with `f`'s result type.
+pub(super) fn app(f: Expr, a: Expr) -> Expr {
     let ty = match f.ty.get() {
         TypeNode::Fun(_, r) => r.clone(),
         _ => unreachable!("applying a non-function"),
@@ -24,13 +25,14 @@ fn app(f: Expr, a: Expr) -> Expr {
     Expr::new(ExprKind::App(Box::new(f), Box::new(a)), ty)
 }
 
-fn lambda(param: Type, body: Expr) -> Expr {
+/// `fun (x : param) => body`, typed.
+pub(super) fn lambda(param: Type, body: Expr) -> Expr {
     let ty = types::fun(param, body.ty.clone());
     Expr::new(ExprKind::Lambda(Box::new(body)), ty)
 }
 
 /// `let v (fun x => body)`, typed.
-fn let_node(v: Expr, body_fn: Expr) -> Expr {
+pub(super) fn let_node(v: Expr, body_fn: Expr) -> Expr {
     let (s, t) = match body_fn.ty.get() {
         TypeNode::Fun(s, t) => (s.clone(), t.clone()),
         _ => unreachable!("let takes a function"),
