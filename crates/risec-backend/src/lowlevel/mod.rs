@@ -38,13 +38,16 @@ pub fn lower_within(p: &TypedProgram, budget: &Budget) -> Result<TypedProgram, E
 }
 
 /// What the lowering decided beyond the defaults, for `--stats`: the values it stores once
-/// instead of recomputing them in a loop, and the reductions it unrolls.
+/// instead of recomputing them in a loop, the reductions over joined arrays it folds row by
+/// row, and the reductions it unrolls.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoweringReport {
     /// Loop-invariant values stored before their loop (`materialise`).
     pub stored: Vec<Materialised>,
     /// The element counts of the reductions unrolled (`reduce` → `reduceSeqUnroll`).
     pub unrolled: Vec<u64>,
+    /// Reductions over a joined array folded row by row (`nest`).
+    pub nested: usize,
 }
 
 impl LoweringReport {
@@ -61,6 +64,12 @@ impl LoweringReport {
                 )
             })
             .collect();
+        if self.nested > 0 {
+            notes.push(format!(
+                "folded {} reduction(s) over joined arrays row by row",
+                self.nested
+            ));
+        }
         if !self.unrolled.is_empty() {
             let sizes: Vec<String> = self.unrolled.iter().map(u64::to_string).collect();
             notes.push(format!(
@@ -90,7 +99,8 @@ pub fn lower_reporting(
     for _ in 0..8 {
         budget.check(Stage::Lowering)?;
         let next = normal(&on_body(&t, &mut |b| {
-            let simple = nest::nest_joined_reductions(&restructure::simplify(b));
+            let simple =
+                nest::nest_joined_reductions(&restructure::simplify(b), &mut report.nested);
             let stored = materialise::materialise_invariants(&simple, &mut report.stored);
             restructure::fuse_into_writers(&restructure::hoist_lets(&stored), true)
         }));

@@ -25,35 +25,42 @@ use super::restructure::{app, lambda};
 use super::spine;
 
 /// Rewrites every high-level `reduce` over a joined array (see the module documentation), one
-/// level of joining per call (the lowering's rounds reach nested joins).
-pub fn nest_joined_reductions(e: &Expr) -> Expr {
-    crate::support::stack::guarded(|| nest_unguarded(e))
+/// level of joining per call (the lowering's rounds reach nested joins); adds the number
+/// rewritten to `count`.
+pub fn nest_joined_reductions(e: &Expr, count: &mut usize) -> Expr {
+    crate::support::stack::guarded(|| nest_unguarded(e, count))
 }
 
-fn nest_unguarded(e: &Expr) -> Expr {
+fn nest_unguarded(e: &Expr, count: &mut usize) -> Expr {
     let rebuilt = match &e.kind {
         ExprKind::App(f, a) => Expr::new(
             ExprKind::App(
-                Box::new(nest_joined_reductions(f)),
-                Box::new(nest_joined_reductions(a)),
+                Box::new(nest_joined_reductions(f, count)),
+                Box::new(nest_joined_reductions(a, count)),
             ),
             e.ty.clone(),
         ),
         ExprKind::Lambda(b) => Expr::new(
-            ExprKind::Lambda(Box::new(nest_joined_reductions(b))),
+            ExprKind::Lambda(Box::new(nest_joined_reductions(b, count))),
             e.ty.clone(),
         ),
         ExprKind::NatLambda(b) => Expr::new(
-            ExprKind::NatLambda(Box::new(nest_joined_reductions(b))),
+            ExprKind::NatLambda(Box::new(nest_joined_reductions(b, count))),
             e.ty.clone(),
         ),
         ExprKind::NatApp(f, n) => Expr::new(
-            ExprKind::NatApp(Box::new(nest_joined_reductions(f)), n.clone()),
+            ExprKind::NatApp(Box::new(nest_joined_reductions(f, count)), n.clone()),
             e.ty.clone(),
         ),
         _ => return e.clone(),
     };
-    nested(&rebuilt).unwrap_or(rebuilt)
+    match nested(&rebuilt) {
+        Some(n) => {
+            *count += 1;
+            n
+        }
+        None => rebuilt,
+    }
 }
 
 /// `reduce f init xs` with `xs` the rows `ys` joined: `reduceSeq (fun acc y => reduce f acc y)
