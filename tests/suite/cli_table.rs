@@ -224,6 +224,20 @@ const ROWS: &[Row] = &[
     ),
     // Benchmarks and verification.
     refused(&["bench", "--rounds", "0"], &["at least 1 timed round"]),
+    // A baseline named as a version (or as the naive lowering) would share its row's name.
+    refused(
+        &[
+            "bench",
+            "examples/gauss5.rise",
+            "--sketch",
+            "sketches/gauss5/parallel.sk",
+            "--baseline",
+            "parallel=codegen/baselines/loops.c:gauss5_loops",
+            "--size",
+            "n=8,m=8",
+        ],
+        &["two kernels are named `parallel`", "rename one"],
+    ),
     refused(
         &[
             "bench",

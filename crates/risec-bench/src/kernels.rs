@@ -88,6 +88,18 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
             name: v.name.clone(),
         });
     }
+    // A baseline named as a version, another baseline or the naive lowering (versions among
+    // themselves: `DuplicateVersion`).
+    let mut names: Vec<&str> = vec!["naive", REFERENCE];
+    names.extend(k.versions.iter().map(|v| v.name.as_str()));
+    for name in k.user.iter().map(|u| u.name.as_str()) {
+        if names.contains(&name) {
+            return Err(BenchError::DuplicateName {
+                name: name.to_string(),
+            });
+        }
+        names.push(name);
+    }
     std::fs::create_dir_all(dir).map_err(|source| BenchError::CreateDir {
         path: dir.to_path_buf(),
         source,

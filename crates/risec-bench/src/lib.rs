@@ -82,6 +82,16 @@ pub enum BenchError {
         /// The name.
         name: String,
     },
+    /// A baseline has the name of a version, of another baseline or of the naive lowering:
+    /// their rows could not be told apart.
+    #[error(
+        "error: two kernels are named `{name}` (a sketch's version is named after its file, a \
+         `--baseline` and a `--version` by their `NAME=`): rename one"
+    )]
+    DuplicateName {
+        /// The name.
+        name: String,
+    },
     /// The C backend cannot compile a version.
     #[error("error: version `{version}`: {source}")]
     Codegen {
