@@ -73,6 +73,51 @@ fn versions_and_user_baselines_are_checked_against_the_interpreter() {
     assert!(err.contains("error: a kernel failed verification"), "{err}");
 }
 
+/// A kernel slower than 2 s a call (the naive loops of a large program) is not timed round
+/// after round: its check run at the benchmark size is its one sample (the CSV's min, median
+/// and max are that one time), whatever `--rounds` says. The baseline sleeps 2.1 s only at the
+/// benchmark size; the assertions are on the samples, not on a wall-clock time.
+#[test]
+fn a_kernel_slower_than_two_seconds_is_timed_once() {
+    let d = dir("generic-slow");
+    let program = write(&d, "scale.rise", SCALE);
+    let slow = write(
+        &d,
+        "slow.c",
+        "#include <time.h>\n\
+         int slow(int n, float *restrict out, const float *restrict xs) {\n\
+         if (n == 4096) { struct timespec t = {2, 100000000L}; nanosleep(&t, 0); }\n\
+         for (int i = 0; i < n; i++) out[i] = 2.0f * xs[i];\n  return 0;\n}\n",
+    );
+    let csv = d.join("slow.csv");
+    let o = crate::common::risec(&[
+        "bench",
+        &program,
+        "--baseline",
+        &format!("slow={slow}:slow"),
+        "--size",
+        "n=4096",
+        "--rounds",
+        "9",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("\"slow\","))
+        .unwrap_or_else(|| panic!("{text}"))
+        .split(',')
+        .collect();
+    let ms = |name: &str| row[col(name)].parse::<f64>().unwrap();
+    assert!(ms("median_ms") >= 2000.0, "{text}");
+    assert_eq!(ms("min_ms"), ms("max_ms"), "{text}");
+    assert_eq!(ms("min_ms"), ms("median_ms"), "{text}");
+}
+
 #[test]
 fn a_blas_operation_is_timed_beside_openblas_and_the_copy_bandwidth() {
     let d = dir("generic-bench");

@@ -45,14 +45,9 @@ pub fn materialise_invariants(e: &Expr, log: &mut Vec<Materialised>) -> Expr {
 
 fn materialise_unguarded(e: &Expr, log: &mut Vec<Materialised>) -> Expr {
     match &e.kind {
-        ExprKind::Lambda(b) => Expr::new(
-            ExprKind::Lambda(Box::new(materialise_invariants(b, log))),
-            e.ty.clone(),
-        ),
-        ExprKind::NatLambda(b) => Expr::new(
-            ExprKind::NatLambda(Box::new(materialise_invariants(b, log))),
-            e.ty.clone(),
-        ),
+        ExprKind::Lambda(_) | ExprKind::NatLambda(_) => {
+            e.map_children(|b| materialise_invariants(b, log))
+        }
         ExprKind::App(..) | ExprKind::NatApp(..) => {
             let (head, args) = super::spine(e);
             let loop_prim = match head.kind {

@@ -32,28 +32,7 @@ pub fn nest_joined_reductions(e: &Expr, count: &mut usize) -> Expr {
 }
 
 fn nest_unguarded(e: &Expr, count: &mut usize) -> Expr {
-    let rebuilt = match &e.kind {
-        ExprKind::App(f, a) => Expr::new(
-            ExprKind::App(
-                Box::new(nest_joined_reductions(f, count)),
-                Box::new(nest_joined_reductions(a, count)),
-            ),
-            e.ty.clone(),
-        ),
-        ExprKind::Lambda(b) => Expr::new(
-            ExprKind::Lambda(Box::new(nest_joined_reductions(b, count))),
-            e.ty.clone(),
-        ),
-        ExprKind::NatLambda(b) => Expr::new(
-            ExprKind::NatLambda(Box::new(nest_joined_reductions(b, count))),
-            e.ty.clone(),
-        ),
-        ExprKind::NatApp(f, n) => Expr::new(
-            ExprKind::NatApp(Box::new(nest_joined_reductions(f, count)), n.clone()),
-            e.ty.clone(),
-        ),
-        _ => return e.clone(),
-    };
+    let rebuilt = e.map_children(|c| nest_joined_reductions(c, count));
     match nested(&rebuilt) {
         Some(n) => {
             *count += 1;

@@ -296,21 +296,7 @@ pub fn simplify(e: &Expr) -> Expr {
 }
 
 fn simplify_unguarded(e: &Expr) -> Expr {
-    let e = match &e.kind {
-        ExprKind::App(f, a) => Expr::new(
-            ExprKind::App(Box::new(simplify(f)), Box::new(simplify(a))),
-            e.ty.clone(),
-        ),
-        ExprKind::Lambda(b) => Expr::new(ExprKind::Lambda(Box::new(simplify(b))), e.ty.clone()),
-        ExprKind::NatLambda(b) => {
-            Expr::new(ExprKind::NatLambda(Box::new(simplify(b))), e.ty.clone())
-        }
-        ExprKind::NatApp(f, n) => Expr::new(
-            ExprKind::NatApp(Box::new(simplify(f)), n.clone()),
-            e.ty.clone(),
-        ),
-        _ => return e.clone(),
-    };
+    let e = e.map_children(simplify);
     for (proj, first) in [(Primitive::Fst, true), (Primitive::Snd, false)] {
         if let Some(zipped) = applied(&e, proj).and_then(|u| applied(u, Primitive::Unzip)) {
             if let ExprKind::App(za, b) = &zipped.kind {

@@ -97,6 +97,19 @@ impl Expr {
         Expr { kind, ty }
     }
 
+    /// This node with each direct sub-term replaced by `f` of it (the kind, the type and the nat
+    /// arguments kept; a leaf is cloned): the rebuilding step of a bottom-up rewrite.
+    pub fn map_children(&self, mut f: impl FnMut(&Expr) -> Expr) -> Expr {
+        let kind = match &self.kind {
+            ExprKind::App(g, a) => ExprKind::App(Box::new(f(g)), Box::new(f(a))),
+            ExprKind::Lambda(b) => ExprKind::Lambda(Box::new(f(b))),
+            ExprKind::NatLambda(b) => ExprKind::NatLambda(Box::new(f(b))),
+            ExprKind::NatApp(g, n) => ExprKind::NatApp(Box::new(f(g)), n.clone()),
+            ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => return self.clone(),
+        };
+        Expr::new(kind, self.ty.clone())
+    }
+
     /// The number of nodes (nat arguments count as part of their application node).
     pub fn size(&self) -> usize {
         let mut count = 0;
@@ -268,5 +281,39 @@ fn take_children(kind: &mut ExprKind, out: &mut Vec<Box<Expr>>) {
         }
         ExprKind::Lambda(b) | ExprKind::NatLambda(b) | ExprKind::NatApp(b, _) => out.push(b),
         ExprKind::Var(_) | ExprKind::Prim(_) | ExprKind::Literal(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::types;
+
+    #[test]
+    fn map_children_rebuilds_one_level_and_keeps_leaves() {
+        let f32 = types::f32();
+        let x = Expr::new(ExprKind::Var(0), f32.clone());
+        let id = Expr::new(
+            ExprKind::Lambda(Box::new(x.clone())),
+            types::fun(f32.clone(), f32.clone()),
+        );
+        let one = Expr::new(
+            ExprKind::Literal(Literal::F32(1.0f32.to_bits())),
+            f32.clone(),
+        );
+        let app = Expr::new(
+            ExprKind::App(Box::new(id.clone()), Box::new(one.clone())),
+            f32.clone(),
+        );
+        let mut seen = 0;
+        let same = app.map_children(|c| {
+            seen += 1;
+            c.clone()
+        });
+        assert_eq!((same, seen), (app.clone(), 2));
+        // Only the direct children are visited: the lambda's body is left to `f`.
+        let replaced = app.map_children(|c| if *c == one { x.clone() } else { c.clone() });
+        assert!(matches!(&replaced.kind, ExprKind::App(g, a) if **g == id && **a == x));
+        assert_eq!(one.map_children(|_| unreachable!()), one);
     }
 }
