@@ -228,20 +228,24 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
             eprintln!("OpenBLAS: using its {core} kernels (OPENBLAS_CORETYPE={core}; set OPENBLAS_CORETYPE to choose others)");
         }
     }
+    // What the driver allocates: the arrays of one call, the reference's output and a copy of
+    // the same bytes; refused at once where the machine does not have that much memory.
+    let array_bytes = built.shape.bytes(&sizes).ok().map(|b| b.saturating_mul(2));
+    if let (Some(need), Some(have)) = (array_bytes, crate::support::memory::machine_memory()) {
+        if need > have {
+            return Err(format!(
+                "error: the arrays at {} need {}, more than this machine's {} of memory: give a smaller `--size`",
+                sizes_text(&program, &sizes),
+                crate::support::units::format_bytes(need),
+                crate::support::units::format_bytes(have)
+            ));
+        }
+    }
     if let Some(warning) = naive_warning(built.flops(&sizes)) {
         eprint!("{warning}");
     }
-    // What the driver allocates: the arrays of one call, the reference's output and a copy of
-    // the same bytes.
-    let arrays = built
-        .shape
-        .bytes(&sizes)
-        .map(|b| {
-            format!(
-                " ({} of arrays)",
-                crate::support::units::format_bytes(b.saturating_mul(2))
-            )
-        })
+    let arrays = array_bytes
+        .map(|b| format!(" ({} of arrays)", crate::support::units::format_bytes(b)))
         .unwrap_or_default();
     eprintln!(
         "running {}{arrays} with {} thread(s), {} rounds each...",

@@ -224,6 +224,21 @@ const ROWS: &[Row] = &[
     ),
     // Benchmarks and verification.
     refused(&["bench", "--rounds", "0"], &["at least 1 timed round"]),
+    // Arrays larger than the machine's memory are refused before the driver allocates them.
+    refused(
+        &[
+            "bench",
+            "examples/jacobi3d.rise",
+            "--size",
+            "n=3000,m=3000,p=3000",
+            "--rounds",
+            "1",
+        ],
+        &[
+            "need 402.7 GiB, more than this machine's",
+            "give a smaller `--size`",
+        ],
+    ),
     // A baseline named as a version (or as the naive lowering) would share its row's name.
     refused(
         &[

@@ -66,6 +66,26 @@ pub fn cgroup_limit() -> Option<u64> {
     })
 }
 
+/// The machine's memory in bytes (`MemTotal` of `/proc/meminfo`), or its cgroup's limit where
+/// that is lower; `None` where the system does not tell. Read once.
+pub fn machine_memory() -> Option<u64> {
+    static TOTAL: OnceLock<Option<u64>> = OnceLock::new();
+    let total = *TOTAL.get_or_init(|| {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line["MemTotal:".len()..]
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        kib.checked_mul(1024)
+    });
+    match (total, cgroup_limit()) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
+
 /// The default limit on resident memory: [`DEFAULT_LIMIT`], or less where the process may not
 /// allocate that much: 3/4 of its address-space limit, 9/10 of its cgroup's limit.
 pub fn default_limit() -> u64 {
