@@ -85,12 +85,19 @@ pub fn temp_file(name: &str, text: &[u8]) -> PathBuf {
 /// Runs the main job (`examples/matmul.rise`) with `sketches/matmul/SKETCH.sk`, writing `mm.c`
 /// and `mm.h` into the target directory's `dir`; returns the path of `mm.c`.
 pub fn compile_matmul_sketch(sketch: &str, dir: &str) -> PathBuf {
+    compile_example_sketch("matmul", sketch, dir)
+}
+
+/// Compiles `examples/KERNEL.rise` with `sketches/KERNEL/SKETCH.sk` to C, writing `mm.c` and
+/// `mm.h` into the target directory's `dir`; returns the path of `mm.c`.
+pub fn compile_example_sketch(kernel: &str, sketch: &str, dir: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     std::fs::create_dir_all(&dir).unwrap();
     let c = dir.join("mm.c");
-    let sketch = format!("sketches/matmul/{sketch}.sk");
+    let program = format!("examples/{kernel}.rise");
+    let sketch = format!("sketches/{kernel}/{sketch}.sk");
     let o = risec(&[
-        "examples/matmul.rise",
+        &program,
         "--sketch",
         &sketch,
         "-o",

@@ -215,6 +215,37 @@ fn check_k_loop(version: &str, body: &[&str], register: &str, tile_vectors: usiz
     assert_eq!(jumps, 1, "{version}: branches in the k loop:\n{shown}");
 }
 
+/// The dense layer's epilogue in the GEMM's loop nest (`sketches/mmbr/fused-avx512.sk`): the
+/// only temporaries are the packed copies of A and B (no m×n product), and the output is
+/// written once per tile, after the tile's k loop, with the bias added and the ReLU applied.
+#[test]
+fn the_fused_epilogue_writes_each_tile_once_from_its_accumulator() {
+    let c = crate::common::compile_example_sketch("mmbr", "fused-avx512", "mmbr-fused-c");
+    let source = std::fs::read_to_string(&c).unwrap();
+    // Two packed copies in the kernel and two in the edges kernel.
+    assert_eq!(source.matches("= rise_temp_get(").count(), 4, "{source}");
+    let kernel = &source[source.find("static int mmbr_tiles(").unwrap()..];
+    let kernel = &kernel[..kernel.find("static int mmbr_edges(").unwrap()];
+    let k_loop = kernel
+        .match_indices("< k; ")
+        .map(|(i, _)| i)
+        .find(|&i| {
+            kernel[i..]
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("// reduceSeq")
+        })
+        .expect("the tile's k loop");
+    let writes: Vec<usize> = kernel.match_indices("out[").map(|(i, _)| i).collect();
+    assert!(!writes.is_empty(), "{kernel}");
+    for w in writes {
+        assert!(w > k_loop, "`out` written before the k loop:\n{kernel}");
+        let line = &kernel[w..w + kernel[w..].find('\n').unwrap()];
+        assert!(line.contains("bias[") && line.contains("< 0.0f"), "{line}");
+    }
+}
+
 /// What the C compiler makes of the micro-kernel: its k loop holds the whole MR×NR tile in
 /// vector registers (one FMA per tile vector, each into its own register), broadcasts one
 /// element of A per tile row, and touches no stack, stores nothing and has no branch but the
@@ -224,12 +255,28 @@ fn check_k_loop(version: &str, body: &[&str], register: &str, tile_vectors: usiz
 /// running the tests.
 #[test]
 fn the_tile_stays_in_registers_in_the_assembly() {
-    for (version, march, register, tile_vectors, rows) in [
-        ("register-blocking", "haswell", "%ymm", 12, 6),
-        ("register-blocking-avx512", "skylake-avx512", "%zmm", 16, 8),
-        ("register-blocking-any", "haswell", "%ymm", 12, 6),
+    for (kernel, version, march, register, tile_vectors, rows) in [
+        ("matmul", "register-blocking", "haswell", "%ymm", 12, 6),
+        (
+            "matmul",
+            "register-blocking-avx512",
+            "skylake-avx512",
+            "%zmm",
+            16,
+            8,
+        ),
+        (
+            "matmul",
+            "register-blocking-avx512-whole-k",
+            "skylake-avx512",
+            "%zmm",
+            16,
+            8,
+        ),
+        ("matmul", "register-blocking-any", "haswell", "%ymm", 12, 6),
+        ("mmbr", "fused-avx512", "skylake-avx512", "%zmm", 16, 8),
     ] {
-        let c = crate::common::compile_matmul_sketch(version, &format!("{version}-asm"));
+        let c = crate::common::compile_example_sketch(kernel, version, &format!("{version}-asm"));
         let asm_path = c.with_extension("s");
         let gcc = std::process::Command::new("gcc")
             .args(["-O3", &format!("-march={march}"), "-fopenmp", "-S", "-o"])

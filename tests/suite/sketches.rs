@@ -198,6 +198,11 @@ fn register_blocking_any_is_found_and_verified() {
 }
 
 #[test]
+fn register_blocking_avx512_whole_k_is_found_and_verified() {
+    check_register_blocked("register-blocking-avx512-whole-k", "<16>f32", [96, 32, 5]);
+}
+
+#[test]
 fn other_tile_sizes_need_no_code_change() {
     let out = verify_matmul("sketches/matmul/blocking-64x64-k8.sk");
     let mut facts = out.facts.clone();

@@ -48,7 +48,7 @@ impl PaddedArray {
                 return "0".to_string();
             };
             let mut o = format!("(size_t){first}");
-            for (v, d) in vars.iter().zip(&ds[1..]).skip(1) {
+            for (v, d) in vars.iter().zip(ds).skip(1) {
                 o = format!("({o} * {} + (size_t){v})", size_t(d));
             }
             format!("{o} * {}", size_t(&ds[r - 1]))
@@ -391,4 +391,32 @@ fn size_t(d: &Ix) -> String {
 /// The element count of a padded buffer, as a `size_t` product of its rounded dimensions.
 fn rounded_count(c: &PaddedArray) -> String {
     c.rounded.iter().map(size_t).collect::<Vec<_>>().join(" * ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of a three-dimensional array starts at `(i0 * d1 + i1) * d2`, each index scaled by
+    /// the extent of the dimension after it (the middle extent was once taken from the last
+    /// dimension, which is right only for square planes: a 3×3 convolution's `ci × (h+2) ×
+    /// (w+2)` input copied with w ≠ h wrote outside the padded copy).
+    #[test]
+    fn rows_of_a_three_dimensional_array_are_found_by_each_dimension_s_extent() {
+        let plus_two = |n: &str| Ix::size(n).add(&Ix::constant(2));
+        let array = PaddedArray {
+            given: vec![Ix::size("ci"), plus_two("h"), plus_two("w")],
+            rounded: vec![Ix::size("ci"), plus_two("h"), plus_two("w_up")],
+            caller: "input".into(),
+            padded: "input_up".into(),
+            scalar: "float",
+        };
+        let names = Names { taken: Vec::new() };
+        let text = array.loops(true, "", &names);
+        let h = size_t(&plus_two("h"));
+        let (w, w_up) = (size_t(&plus_two("w")), size_t(&plus_two("w_up")));
+        let into = format!("input_up + ((size_t)i0 * {h} + (size_t)i1) * {w_up}");
+        let from = format!("input + ((size_t)i0 * {h} + (size_t)i1) * {w}");
+        assert!(text.contains(&into) && text.contains(&from), "{text}");
+    }
 }
