@@ -2,7 +2,9 @@
  * frameworks compute it: the (ci * 9) x (h * w) matrix of every pixel's neighbourhoods, then
  * out (co x h*w) = weights (co x ci*9) . columns. A `risec bench --baseline` function of the
  * program's signature; link with `--link openblas`. The columns are allocated per call (as a
- * framework's workspace would be reused, they are kept between calls when the sizes repeat). */
+ * framework's workspace would be reused, they are kept between calls when the sizes repeat).
+ * conv1x1_sgemm: the 1x1 convolution of examples/conv1x1.rise, which is one sgemm with no
+ * copy: out (co x h*w) = weights (co x ci) . input (ci x h*w). */
 #include <cblas.h>
 #include <stdlib.h>
 
@@ -30,5 +32,13 @@ int conv3x3_im2col(int co, int ci, int h, int w, float *restrict out, const floa
             }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, co, h * w, ci * 9, 1.0f, weights, ci * 9,
                 cols, h * w, 0.0f, out, h * w);
+    return 0;
+}
+
+int conv1x1_sgemm(int co, int ci, int h, int w, float *restrict out, const float *restrict weights,
+                  const float *restrict input) {
+    if (co <= 0 || ci <= 0 || h <= 0 || w <= 0) return 1;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, co, h * w, ci, 1.0f, weights, ci, input,
+                h * w, 0.0f, out, h * w);
     return 0;
 }

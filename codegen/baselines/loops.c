@@ -128,6 +128,39 @@ int conv3x3_planes(int co, int ci, int h, int w, float *restrict out, const floa
     return 0;
 }
 
+/* examples/conv1x1.rise: out co x h x w, weights co x ci, input ci x h x w. conv1x1_loops is
+ * the textbook nest (a dot product over the channels per output pixel); conv1x1_planes
+ * accumulates each output plane channel by channel, the innermost loop over the plane's pixels
+ * (vectorised). */
+int conv1x1_loops(int co, int ci, int h, int w, float *restrict out, const float *restrict weights,
+                  const float *restrict input) {
+    if (co <= 0 || ci <= 0 || h <= 0 || w <= 0) return 1;
+    const size_t plane = (size_t)h * w;
+    for (int o = 0; o < co; o++)
+        for (size_t p = 0; p < plane; p++) {
+            float s = 0.0f;
+            for (int c = 0; c < ci; c++) s += weights[(size_t)o * ci + c] * input[c * plane + p];
+            out[o * plane + p] = s;
+        }
+    return 0;
+}
+
+int conv1x1_planes(int co, int ci, int h, int w, float *restrict out, const float *restrict weights,
+                   const float *restrict input) {
+    if (co <= 0 || ci <= 0 || h <= 0 || w <= 0) return 1;
+    const size_t plane = (size_t)h * w;
+    for (int o = 0; o < co; o++) {
+        float *op = out + o * plane;
+        for (size_t p = 0; p < plane; p++) op[p] = 0.0f;
+        for (int c = 0; c < ci; c++) {
+            const float k = weights[(size_t)o * ci + c];
+            const float *ip = input + c * plane;
+            for (size_t p = 0; p < plane; p++) op[p] += k * ip[p];
+        }
+    }
+    return 0;
+}
+
 /* examples/softmax.rise and examples/layernorm.rise: out and a m x n, row by row, the loops a
  * person writes (the C library's expf and sqrtf). */
 float expf(float);

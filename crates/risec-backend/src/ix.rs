@@ -6,6 +6,52 @@
 //! loop variable below 32. Every atom is non-negative (loop variables, sizes, and division and
 //! remainder of non-negative values), which is what the simplifications rely on.
 
+/// `d * (x / d) * m + (x % d) * m` is `x * m`: the first such pair of terms of a normalised
+/// sum replaced by that product and the sum normalised again (each step removes a division
+/// and a remainder, so it ends), or `None` when there is no such pair. A join of joins reads
+/// `xs[(i / 3) / 3][(i / 3) % 3][i % 3]`; flattened back to memory that is `i`.
+fn recombined(terms: &[(Vec<Atom>, i64)]) -> Option<Ix> {
+    for (i, (mi, ci)) in terms.iter().enumerate() {
+        for (pos, a) in mi.iter().enumerate() {
+            let Atom::Div(x, d) = a else { continue };
+            // The divisor as one monomial `dc * dm`, a factor of the rest of the term.
+            let [(dm, dc)] = d.terms.as_slice() else {
+                continue;
+            };
+            if *dc <= 0 || ci % dc != 0 {
+                continue;
+            }
+            let mut rest = mi.clone();
+            rest.remove(pos);
+            if !dm.iter().all(|f| match rest.iter().position(|r| r == f) {
+                Some(at) => {
+                    rest.remove(at);
+                    true
+                }
+                None => false,
+            }) {
+                continue;
+            }
+            let coefficient = ci / dc;
+            let mut remainder = rest.clone();
+            remainder.push(Atom::Mod(x.clone(), d.clone()));
+            remainder.sort();
+            let partner = terms
+                .iter()
+                .position(|(mj, cj)| *cj == coefficient && *mj == remainder);
+            let Some(j) = partner else { continue };
+            let whole = Ix::from_terms(vec![(rest, coefficient)]).mul(x);
+            let others = terms
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != i && *k != j)
+                .map(|(_, t)| t.clone());
+            return Some(Ix::from_terms(others.chain(whole.terms).collect()));
+        }
+    }
+    None
+}
+
 /// A factor of a monomial.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Atom {
@@ -70,7 +116,10 @@ impl Ix {
         }
         terms.retain(|(_, c)| *c != 0);
         terms.sort();
-        Ix { terms }
+        match recombined(&terms) {
+            Some(ix) => ix,
+            None => Ix { terms },
+        }
     }
 
     /// The value when constant.
@@ -335,6 +384,30 @@ fn write_atom(a: &Atom, cast: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A join of joins read back flat: `((k/3)/3)*9 + ((k/3)%3)*3 + k%3` is `k`, also inside a
+    /// larger sum and with the digits of a symbolic extent.
+    #[test]
+    fn quotient_and_remainder_digits_recombine() {
+        let k = Ix::loop_var("k", &Ix::size("n"));
+        let three = Ix::constant(3);
+        let digits = |k: &Ix| {
+            k.div(&three)
+                .div(&three)
+                .scale(9)
+                .add(&k.div(&three).rem(&three).scale(3))
+                .add(&k.rem(&three))
+        };
+        assert_eq!(digits(&k), k);
+        let base = Ix::size("c").scale(144);
+        assert_eq!(base.add(&digits(&k)), base.add(&k));
+        let w = Ix::size("w");
+        let flat = k.div(&w).mul(&w).add(&k.rem(&w));
+        assert_eq!(flat, k);
+        // Not a pair: the remainder's coefficient does not match.
+        let other = k.div(&three).scale(3).add(&k.rem(&three).scale(2));
+        assert_ne!(other, k);
+    }
 
     #[test]
     fn split_then_join_indices_simplify() {

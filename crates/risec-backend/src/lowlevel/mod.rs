@@ -190,11 +190,17 @@ pub(crate) fn argument_modes(e: &Expr, written: bool) -> Vec<bool> {
     match head.kind {
         // A map of a function that only rearranges (`map transpose`) computes nothing: its
         // array is written exactly when the map's result is.
+        // Over a map that only selects neighbourhoods or rearranges, the map keeps its own loop
+        // and reads that map's elements where they are: passed on, the write would be made by
+        // the loop of the map it reads (im2col packed by a loop over the channels, scattered and
+        // sequential, instead of the sketch's parallel loop over the rows of output pixels).
         ExprKind::Prim(
             Primitive::Map | Primitive::MapSeq | Primitive::MapPar | Primitive::MapSeqUnroll,
         ) => vec![
             written || head.kind != ExprKind::Prim(Primitive::Map),
-            written && args.first().is_some_and(|f| is_layout_function(f)),
+            written
+                && args.first().is_some_and(|f| is_layout_function(f))
+                && !args.get(1).is_some_and(|xs| reads_a_map_of_views(xs)),
         ],
         ExprKind::Prim(Primitive::Reduce | Primitive::ReduceSeq | Primitive::ReduceSeqUnroll) => {
             vec![true, true, false]
@@ -204,6 +210,63 @@ pub(crate) fn argument_modes(e: &Expr, written: bool) -> Vec<bool> {
         ExprKind::Prim(p) if is_layout_primitive(p) => vec![written],
         ExprKind::Prim(Primitive::MakePair | Primitive::Zip) => vec![written, written],
         _ => Vec::new(),
+    }
+}
+
+/// Whether `xs`, under layout primitives, is a `map` whose function only selects neighbourhoods
+/// and rearranges (`slide` and layout primitives) over an array that is itself such a view of
+/// a variable: an array of views that reading element by element computes nothing. (A map of
+/// `transpose` over a map that computes is not: its elements would be written through it.)
+fn reads_a_map_of_views(xs: &Expr) -> bool {
+    let (head, args) = spine(xs);
+    match head.kind {
+        ExprKind::Prim(p) if is_layout_primitive(p) => {
+            args.last().is_some_and(|a| reads_a_map_of_views(a))
+        }
+        ExprKind::Prim(Primitive::Map) => {
+            args.len() == 2 && is_view_function(args[0]) && is_view_of_variable(args[1])
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is a variable seen through layout primitives, `slide` and maps of view
+/// functions: index arithmetic on memory, nothing computed.
+fn is_view_of_variable(e: &Expr) -> bool {
+    let (head, args) = spine(e);
+    match head.kind {
+        ExprKind::Var(_) => args.is_empty(),
+        ExprKind::Prim(p) if is_layout_primitive(p) || p == Primitive::Slide => {
+            args.last().is_some_and(|a| is_view_of_variable(a))
+        }
+        ExprKind::Prim(Primitive::Map) => {
+            args.len() == 2 && is_view_function(args[0]) && is_view_of_variable(args[1])
+        }
+        _ => false,
+    }
+}
+
+/// Whether `f` only selects and rearranges: a layout function, or one built with `slide` and
+/// `pad` as well (their reads are index arithmetic, and `pad`'s a choice of a constant).
+fn is_view_function(f: &Expr) -> bool {
+    fn applies_to_param(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(0) => true,
+            ExprKind::App(g, a) => is_view_function(g) && applies_to_param(a),
+            _ => false,
+        }
+    }
+    match &f.kind {
+        ExprKind::Lambda(body) => applies_to_param(body),
+        _ => {
+            let (head, args) = spine(f);
+            match head.kind {
+                ExprKind::Prim(p) if is_layout_primitive(p) => args.is_empty(),
+                ExprKind::Prim(Primitive::Slide) => true,
+                ExprKind::Prim(Primitive::Map) => args.len() == 1 && is_view_function(args[0]),
+                _ => false,
+            }
+        }
     }
 }
 
@@ -503,6 +566,25 @@ mod tests {
              xs |> map (fun x => map (map (fun v => v * 2.0)) x) |> transpose |> map join",
         );
         assert_eq!(out.matches("mapSeq").count(), 3, "{out}");
+        assert!(!out.contains("map ("), "{out}");
+    }
+
+    /// Copying neighbourhoods (im2col): the loop over the rearranged rows stays a loop, and the
+    /// map of windows it reads stays a view, rather than the copy being made by a loop over the
+    /// windows' rows writing through the transposes.
+    #[test]
+    fn a_rearranging_map_over_a_map_of_windows_keeps_its_loop() {
+        let out = lowered(
+            "def f {n : nat} (xs : (n+2).f32) : 3.n.f32 =\n\
+             xs |> slide 3 1 |> map (fun v => v) |> transpose |> map (fun r => r)",
+        );
+        assert!(out.contains("slide 3 1 |> map"), "{out}");
+        assert_eq!(out.matches("mapSeq").count(), 1, "{out}");
+        // Over a map that computes, the write is passed on as before.
+        let out = lowered(
+            "def f {n : nat} (xs : n.4.f32) : 4.n.f32 =\n\
+             xs |> map (map (fun v => v * 2.0)) |> map (fun r => r) |> transpose |> map (fun r => r)",
+        );
         assert!(!out.contains("map ("), "{out}");
     }
 
