@@ -161,6 +161,51 @@ int conv1x1_planes(int co, int ci, int h, int w, float *restrict out, const floa
     return 0;
 }
 
+/* examples/boxblur.rise: out and x n x m. boxblur_loops is the loop a person writes first (a
+ * bounds check per tap); boxblur_split splits each row into its first pixel, the interior and
+ * its last pixel by hand, as the C risec generates does. */
+int boxblur_loops(int n, int m, float *restrict out, const float *restrict x) {
+    if (n <= 0 || m <= 0) return 1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            float s = 0.0f;
+            for (int a = -1; a <= 1; a++)
+                for (int b = -1; b <= 1; b++) {
+                    const int y = i + a, z = j + b;
+                    if (y >= 0 && y < n && z >= 0 && z < m) s += x[(size_t)y * m + z];
+                }
+            out[(size_t)i * m + j] = s / 9.0f;
+        }
+    return 0;
+}
+
+static float boxblur_at(int n, int m, const float *x, int i, int j) {
+    float s = 0.0f;
+    for (int a = -1; a <= 1; a++)
+        for (int b = -1; b <= 1; b++) {
+            const int y = i + a, z = j + b;
+            if (y >= 0 && y < n && z >= 0 && z < m) s += x[(size_t)y * m + z];
+        }
+    return s / 9.0f;
+}
+
+int boxblur_split(int n, int m, float *restrict out, const float *restrict x) {
+    if (n <= 0 || m <= 0) return 1;
+    for (int i = 0; i < n; i++) {
+        float *o = out + (size_t)i * m;
+        if (i == 0 || i == n - 1 || m < 3) {
+            for (int j = 0; j < m; j++) o[j] = boxblur_at(n, m, x, i, j);
+            continue;
+        }
+        const float *u = x + (size_t)(i - 1) * m, *c = u + m, *d = c + m;
+        o[0] = boxblur_at(n, m, x, i, 0);
+        for (int j = 1; j < m - 1; j++)
+            o[j] = (u[j - 1] + u[j] + u[j + 1] + c[j - 1] + c[j] + c[j + 1] + d[j - 1] + d[j] + d[j + 1]) / 9.0f;
+        o[m - 1] = boxblur_at(n, m, x, i, m - 1);
+    }
+    return 0;
+}
+
 /* examples/softmax.rise and examples/layernorm.rise: out and a m x n, row by row, the loops a
  * person writes (the C library's expf and sqrtf). */
 float expf(float);

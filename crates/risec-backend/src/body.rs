@@ -184,7 +184,11 @@ pub fn translate(
     }
     finish(&mut low)?;
     let warnings = std::mem::take(&mut low.warnings);
-    let (stmts, temps, vectors) = low.finish();
+    let edges = low.edge_temporaries;
+    let (mut stmts, temps, vectors) = low.finish();
+    if !edges {
+        crate::interior::split_borders(&mut stmts);
+    }
     Ok(Translated {
         stmts,
         temps,

@@ -113,18 +113,7 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
             body,
             limit,
         } => {
-            let note = match schedule {
-                Schedule::Sequential => "",
-                Schedule::Parallel => {
-                    let _ = writeln!(out, "{pad}#pragma omp parallel for");
-                    ""
-                }
-                Schedule::ParallelDynamic => {
-                    let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(dynamic)");
-                    ""
-                }
-                Schedule::NestedParallel => " (nested in a parallel loop: sequential)",
-            };
+            let note = schedule_pragma(*schedule, &pad, out);
             let bound = match limit {
                 Some(l) => l.clone(),
                 None => extent.to_c(),
@@ -137,12 +126,32 @@ fn print_stmt(s: &Stmt, depth: usize, out: &mut String) {
             print_stmts(body, depth + 1, out);
             let _ = writeln!(out, "{pad}}}");
         }
+        Stmt::Range {
+            var,
+            start,
+            end,
+            origin,
+            schedule,
+            body,
+        } => {
+            let note = schedule_pragma(*schedule, &pad, out);
+            let _ = writeln!(
+                out,
+                "{pad}for (int {var} = {}; {var} < {}; {var}++) {{ // {}{note}",
+                start.to_c(),
+                end.to_c(),
+                origin.name()
+            );
+            print_stmts(body, depth + 1, out);
+            let _ = writeln!(out, "{pad}}}");
+        }
         Stmt::IfElse {
             cond,
+            note,
             then,
             otherwise,
         } => {
-            let _ = writeln!(out, "{pad}if ({cond}) {{ // every access in range");
+            let _ = writeln!(out, "{pad}if ({cond}) {{ // {note}");
             print_stmts(then, depth + 1, out);
             let _ = writeln!(out, "{pad}}} else {{");
             print_stmts(otherwise, depth + 1, out);
@@ -170,4 +179,20 @@ pub fn thread_slice_stride(len: &Ix, scalar: ScalarType) -> String {
         len.to_c(),
         per_line - 1
     )
+}
+
+/// Writes the OpenMP pragma of a loop run on `schedule`; returns the note for its comment.
+fn schedule_pragma(schedule: Schedule, pad: &str, out: &mut String) -> &'static str {
+    match schedule {
+        Schedule::Sequential => "",
+        Schedule::Parallel => {
+            let _ = writeln!(out, "{pad}#pragma omp parallel for");
+            ""
+        }
+        Schedule::ParallelDynamic => {
+            let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(dynamic)");
+            ""
+        }
+        Schedule::NestedParallel => " (nested in a parallel loop: sequential)",
+    }
 }

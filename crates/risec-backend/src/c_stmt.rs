@@ -130,14 +130,34 @@ pub enum Stmt {
         aligned: bool,
     },
     /// `if (cond) { then } else { otherwise }`: the edges kernel's loop bodies, without their
-    /// checks where every access is in range, with them elsewhere.
+    /// checks where every access is in range, with them elsewhere; a loop split at padded
+    /// borders, where its extent leaves an interior.
     IfElse {
         /// The condition, in C.
         cond: String,
+        /// What the condition means, printed as its comment.
+        note: &'static str,
         /// Where it holds.
         then: Vec<Stmt>,
         /// Where it does not.
         otherwise: Vec<Stmt>,
+    },
+    /// A loop over part of a variable's range, `for (int var = start; var < end; var++)`: the
+    /// interior and borders of a loop split where padded views decide their choices
+    /// ([`crate::interior`]); the variable keeps its full range's bounds in the body's indices.
+    Range {
+        /// The loop variable.
+        var: String,
+        /// The first iteration.
+        start: Ix,
+        /// One past the last iteration.
+        end: Ix,
+        /// What produced the loop it is part of.
+        origin: LoopOrigin,
+        /// How its iterations run.
+        schedule: Schedule,
+        /// The body.
+        body: Vec<Stmt>,
     },
     /// One iteration of an unrolled loop, `{ … }`, its index already substituted in the body.
     Unrolled {
@@ -170,7 +190,7 @@ impl Stmt {
             Stmt::EdgeStore {
                 buf, idx, value, ..
             } => f(Some((buf, idx)), value),
-            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
+            Stmt::For { body, .. } | Stmt::Range { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().for_each(|s| s.for_each_expr(f))
             }
             Stmt::IfElse {
@@ -217,7 +237,7 @@ impl Stmt {
     pub fn stores_to(&self, target: &str) -> bool {
         match self {
             Stmt::Store(Place::Mem { buf, .. }, _) | Stmt::EdgeStore { buf, .. } => buf == target,
-            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
+            Stmt::For { body, .. } | Stmt::Range { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().any(|s| s.stores_to(target))
             }
             Stmt::IfElse {
@@ -266,13 +286,45 @@ impl Stmt {
                     || limit.as_deref() == Some(name)
                     || body.iter().any(|s| s.mentions(name))
             }
+            Stmt::Range {
+                var,
+                start,
+                end,
+                body,
+                ..
+            } => {
+                var == name
+                    || start.mentions(name)
+                    || end.mentions(name)
+                    || body.iter().any(|s| s.mentions(name))
+            }
             Stmt::Unrolled { body, .. } => body.iter().any(|s| s.mentions(name)),
             Stmt::IfElse {
                 cond,
                 then,
                 otherwise,
+                ..
             } => cond.contains(name) || then.iter().chain(otherwise).any(|s| s.mentions(name)),
         }
+    }
+
+    /// The statement with each of its bodies (a loop's, an unrolled iteration's, both branches
+    /// of an `if`) replaced by `f` of it; other statements as they are.
+    pub fn with_bodies(&self, f: &mut dyn FnMut(&[Stmt]) -> Vec<Stmt>) -> Stmt {
+        let mut s = self.clone();
+        match &mut s {
+            Stmt::For { body, .. } | Stmt::Range { body, .. } | Stmt::Unrolled { body, .. } => {
+                *body = f(body)
+            }
+            Stmt::IfElse {
+                then, otherwise, ..
+            } => {
+                *then = f(then);
+                *otherwise = f(otherwise);
+            }
+            _ => {}
+        }
+        s
     }
 
     /// Whether the statement is, or contains, a parallel loop.
@@ -281,8 +333,12 @@ impl Stmt {
             Stmt::For {
                 schedule: Schedule::Parallel | Schedule::ParallelDynamic,
                 ..
+            }
+            | Stmt::Range {
+                schedule: Schedule::Parallel | Schedule::ParallelDynamic,
+                ..
             } => true,
-            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
+            Stmt::For { body, .. } | Stmt::Range { body, .. } | Stmt::Unrolled { body, .. } => {
                 body.iter().any(Stmt::has_parallel_loop)
             }
             Stmt::IfElse {

@@ -54,6 +54,7 @@ pub mod edges;
 pub mod files;
 pub mod function;
 pub mod guards;
+pub mod interior;
 pub mod ix;
 pub mod lowlevel;
 pub mod names;

@@ -265,6 +265,7 @@ fn run(stmts: &[Stmt], out: &str, state: &mut State) -> Result<(), String> {
                 *state = head;
             }
             Stmt::Unrolled { body, .. } => run(body, out, state)?,
+            Stmt::Range { .. } => return Err("a loop split at padded borders".into()),
             Stmt::IfElse {
                 then, otherwise, ..
             } => {

@@ -235,7 +235,7 @@ fn collect_scope(stmts: &[Stmt], locals: &mut HashSet<String>, inner: &mut HashS
             | Stmt::ThreadSlice { name, .. } => {
                 locals.insert(name.clone());
             }
-            Stmt::For { var, body, .. } => {
+            Stmt::For { var, body, .. } | Stmt::Range { var, body, .. } => {
                 inner.insert(var.clone());
                 collect_scope(body, locals, inner);
             }
@@ -305,8 +305,9 @@ fn survey_body(
             Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => {
                 survey_body(body, locals, inner, var, survey)?
             }
-            // Trimming runs before the checks are hoisted into these.
-            Stmt::IfElse { .. } => return None,
+            // Trimming runs before the checks are hoisted into these, and before loops are
+            // split at padded borders.
+            Stmt::IfElse { .. } | Stmt::Range { .. } => return None,
         }
     }
     Some(())
@@ -437,7 +438,9 @@ fn rewrite_guards(stmts: &mut [Stmt], f: &dyn Fn(&Guard) -> Guard) {
                 let v = expr(value);
                 *s = Stmt::edge_store(buf.clone(), idx.clone(), *ty, f(guard), v, *aligned);
             }
-            Stmt::For { body, .. } | Stmt::Unrolled { body, .. } => rewrite_guards(body, f),
+            Stmt::For { body, .. } | Stmt::Range { body, .. } | Stmt::Unrolled { body, .. } => {
+                rewrite_guards(body, f)
+            }
             Stmt::IfElse {
                 then, otherwise, ..
             } => {

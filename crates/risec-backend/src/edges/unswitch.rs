@@ -45,6 +45,7 @@ pub fn unswitch(stmts: &mut [Stmt], needed: &[String]) -> usize {
                     let plain = checked.iter().map(strip_stmt).collect();
                     *body = vec![Stmt::IfElse {
                         cond: cond.clone(),
+                        note: "every access in range",
                         then: plain,
                         otherwise: checked,
                     }];
@@ -54,6 +55,7 @@ pub fn unswitch(stmts: &mut [Stmt], needed: &[String]) -> usize {
                     let checked = std::mem::take(body);
                     *body = vec![Stmt::IfElse {
                         cond,
+                        note: "every access in range",
                         then: plain_everywhere(&checked, needed),
                         otherwise: checked,
                     }];
@@ -264,15 +266,7 @@ fn strip_stmt(s: &Stmt) -> Stmt {
         Stmt::For { body, limit, .. } if !has_loop(body) => {
             with_body(s, body.iter().map(strip_stmt).collect(), limit.clone())
         }
-        Stmt::Unrolled {
-            origin,
-            iteration,
-            body,
-        } => Stmt::Unrolled {
-            origin: *origin,
-            iteration: *iteration,
-            body: body.iter().map(strip_stmt).collect(),
-        },
+        Stmt::Unrolled { .. } => s.with_bodies(&mut |body| body.iter().map(strip_stmt).collect()),
         other => other.clone(),
     }
 }

@@ -246,28 +246,10 @@ fn is_view_of_variable(e: &Expr) -> bool {
     }
 }
 
-/// Whether `f` only selects and rearranges: a layout function, or one built with `slide` and
-/// `pad` as well (their reads are index arithmetic, and `pad`'s a choice of a constant).
+/// Whether `f` only selects and rearranges: a layout function, or one built with `slide` as
+/// well (its reads are index arithmetic).
 fn is_view_function(f: &Expr) -> bool {
-    fn applies_to_param(e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::Var(0) => true,
-            ExprKind::App(g, a) => is_view_function(g) && applies_to_param(a),
-            _ => false,
-        }
-    }
-    match &f.kind {
-        ExprKind::Lambda(body) => applies_to_param(body),
-        _ => {
-            let (head, args) = spine(f);
-            match head.kind {
-                ExprKind::Prim(p) if is_layout_primitive(p) => args.is_empty(),
-                ExprKind::Prim(Primitive::Slide) => true,
-                ExprKind::Prim(Primitive::Map) => args.len() == 1 && is_view_function(args[0]),
-                _ => false,
-            }
-        }
-    }
+    only_rearranges(f, true)
 }
 
 /// The primitives that only rearrange their one data argument.
@@ -287,26 +269,33 @@ fn is_layout_primitive(p: Primitive) -> bool {
 /// `asScalar`, `asVector` and maps of such functions (`map transpose`), eta-reduced or as a
 /// lambda applying them to its parameter.
 pub(crate) fn is_layout_function(f: &Expr) -> bool {
-    /// Whether `e` applies layout functions to the function's parameter (De Bruijn index 0).
-    fn applies_to_param(e: &Expr) -> bool {
+    only_rearranges(f, false)
+}
+
+/// [`is_layout_function`], and with `slides` also taking `slide` (a view that selects
+/// neighbourhoods) as rearranging.
+fn only_rearranges(f: &Expr, slides: bool) -> bool {
+    /// Whether `e` applies such functions to the function's parameter (De Bruijn index 0).
+    fn applies_to_param(e: &Expr, slides: bool) -> bool {
         match &e.kind {
             ExprKind::Var(0) => true,
-            ExprKind::App(g, a) => is_layout_function(g) && applies_to_param(a),
+            ExprKind::App(g, a) => only_rearranges(g, slides) && applies_to_param(a, slides),
             _ => false,
         }
     }
     match &f.kind {
-        ExprKind::Lambda(body) => applies_to_param(body),
+        ExprKind::Lambda(body) => applies_to_param(body, slides),
         _ => {
             let (head, args) = spine(f);
             match head.kind {
                 ExprKind::Prim(p) if is_layout_primitive(p) => args.is_empty(),
+                ExprKind::Prim(Primitive::Slide) => slides,
                 ExprKind::Prim(
                     Primitive::Map
                     | Primitive::MapSeq
                     | Primitive::MapPar
                     | Primitive::MapSeqUnroll,
-                ) => args.len() == 1 && is_layout_function(args[0]),
+                ) => args.len() == 1 && only_rearranges(args[0], slides),
                 _ => false,
             }
         }
