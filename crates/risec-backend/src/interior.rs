@@ -17,7 +17,7 @@ use crate::ix::{Atom, Ix};
 use std::rc::Rc;
 
 /// Splits every loop of `stmts` (at any depth) that reads through padded views, as described in
-/// the module documentation. Returns how many loops were split.
+/// the module documentation. Returns how many loops were split or had conditions decided.
 pub fn split_borders(stmts: &mut Vec<Stmt>) -> usize {
     let mut count = 0;
     let mut out = Vec::with_capacity(stmts.len());
