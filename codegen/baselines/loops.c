@@ -162,23 +162,8 @@ int conv1x1_planes(int co, int ci, int h, int w, float *restrict out, const floa
 }
 
 /* examples/boxblur.rise: out and x n x m. boxblur_loops is the loop a person writes first (a
- * bounds check per tap); boxblur_split splits each row into its first pixel, the interior and
- * its last pixel by hand, as the C risec generates does. */
-int boxblur_loops(int n, int m, float *restrict out, const float *restrict x) {
-    if (n <= 0 || m <= 0) return 1;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < m; j++) {
-            float s = 0.0f;
-            for (int a = -1; a <= 1; a++)
-                for (int b = -1; b <= 1; b++) {
-                    const int y = i + a, z = j + b;
-                    if (y >= 0 && y < n && z >= 0 && z < m) s += x[(size_t)y * m + z];
-                }
-            out[(size_t)i * m + j] = s / 9.0f;
-        }
-    return 0;
-}
-
+ * bounds check per tap, boxblur_at); boxblur_split splits each row into its first pixel, the
+ * interior and its last pixel by hand, as the C risec generates does. */
 static float boxblur_at(int n, int m, const float *x, int i, int j) {
     float s = 0.0f;
     for (int a = -1; a <= 1; a++)
@@ -187,6 +172,13 @@ static float boxblur_at(int n, int m, const float *x, int i, int j) {
             if (y >= 0 && y < n && z >= 0 && z < m) s += x[(size_t)y * m + z];
         }
     return s / 9.0f;
+}
+
+int boxblur_loops(int n, int m, float *restrict out, const float *restrict x) {
+    if (n <= 0 || m <= 0) return 1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) out[(size_t)i * m + j] = boxblur_at(n, m, x, i, j);
+    return 0;
 }
 
 int boxblur_split(int n, int m, float *restrict out, const float *restrict x) {

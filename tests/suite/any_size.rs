@@ -338,39 +338,30 @@ int main(void) {
     // Compiled for this machine: on a CPU without AVX-512, gcc splits the AVX-512 file's
     // 16-lane vectors into narrower ones.
     let exe = dir.join("mm-asan");
-    let cc = std::process::Command::new("cc")
-        .args([
-            "-O1",
-            "-g",
-            "-march=native",
-            "-fopenmp",
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=all",
-            "-fno-omit-frame-pointer",
-        ])
-        .arg(&c)
-        .arg(&main)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lm")
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{sketch}: {}",
-        String::from_utf8_lossy(&cc.stderr)
+    crate::common::succeeds(
+        std::process::Command::new("cc")
+            .args([
+                "-O1",
+                "-g",
+                "-march=native",
+                "-fopenmp",
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=all",
+                "-fno-omit-frame-pointer",
+            ])
+            .arg(&c)
+            .arg(&main)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm"),
+        sketch,
     );
     for threads in [1, 2] {
-        let run = std::process::Command::new(&exe)
-            .env("OMP_NUM_THREADS", threads.to_string())
-            .env("ASAN_OPTIONS", "detect_leaks=0")
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{sketch}, {threads} thread(s): {}{}",
-            String::from_utf8_lossy(&run.stdout),
-            String::from_utf8_lossy(&run.stderr)
+        crate::common::succeeds(
+            std::process::Command::new(&exe)
+                .env("OMP_NUM_THREADS", threads.to_string())
+                .env("ASAN_OPTIONS", "detect_leaks=0"),
+            &format!("{sketch}, {threads} thread(s)"),
         );
     }
 }

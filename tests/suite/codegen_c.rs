@@ -153,22 +153,7 @@ fn compiled_in_sizes_drop_the_size_parameters_and_compile_cleanly() {
     let dir = work_dir("fixed");
     std::fs::write(dir.join("mm.c"), &c.source).unwrap();
     std::fs::write(dir.join("mm.h"), &c.header).unwrap();
-    let status = Command::new("gcc")
-        .args([
-            "-O3",
-            "-march=native",
-            "-fopenmp",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-c",
-        ])
-        .arg(dir.join("mm.c"))
-        .arg("-o")
-        .arg(dir.join("mm.o"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::common::compile_object(&dir.join("mm.c"), &dir.join("mm.o"));
     let bad = CodegenOptions {
         sizes: Some(vec![48, 64, 64]),
         ..options
@@ -389,22 +374,7 @@ fn other_element_types_and_unused_parameters_compile_without_warnings() {
     let dir = work_dir("types");
     std::fs::write(dir.join("r.c"), &c.source).unwrap();
     std::fs::write(dir.join("r.h"), &c.header).unwrap();
-    let status = Command::new("gcc")
-        .args([
-            "-O3",
-            "-march=native",
-            "-fopenmp",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-c",
-        ])
-        .arg(dir.join("r.c"))
-        .arg("-o")
-        .arg(dir.join("r.o"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::common::compile_object(&dir.join("r.c"), &dir.join("r.o"));
 }
 
 #[test]
@@ -556,26 +526,17 @@ int main(void) {
     );
     std::fs::write(dir.join("expf.c"), program).unwrap();
     let exe = dir.join("expf");
-    let gcc = std::process::Command::new("gcc")
-        .args(["-O2", "-march=native", "-Wall", "-Wextra", "-Werror"])
-        .args(["-fsanitize=undefined", "-fno-sanitize-recover=all"])
-        .arg(dir.join("expf.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lm")
-        .output()
-        .unwrap();
-    assert!(
-        gcc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&gcc.stderr)
+    crate::common::succeeds(
+        std::process::Command::new("gcc")
+            .args(["-O2", "-march=native", "-Wall", "-Wextra", "-Werror"])
+            .args(["-fsanitize=undefined", "-fno-sanitize-recover=all"])
+            .arg(dir.join("expf.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm"),
+        "gcc",
     );
-    let run = std::process::Command::new(&exe).output().unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let run = crate::common::succeeds(&mut std::process::Command::new(&exe), "the check");
     let out = String::from_utf8_lossy(&run.stdout).to_string();
     let mut fields = out.split_whitespace();
     let worst: f64 = fields.next().unwrap().parse().unwrap();

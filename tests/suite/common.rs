@@ -108,18 +108,48 @@ pub fn compile_example_sketch(kernel: &str, sketch: &str, dir: &str) -> PathBuf 
     c
 }
 
+/// Runs `command` (a C compiler, a compiled test program) and checks it exits 0; on failure
+/// the message has `context`, its standard error and its standard output.
+pub fn succeeds(command: &mut Command, context: &str) -> Output {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{context}: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
+}
+
+/// Compiles the generated C file `c` to the object `o` with gcc at `-O3 -march=native
+/// -fopenmp` and the strict warnings as errors.
+pub fn compile_object(c: &std::path::Path, o: &std::path::Path) {
+    succeeds(
+        Command::new("gcc")
+            .args([
+                "-O3",
+                "-march=native",
+                "-fopenmp",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-c",
+            ])
+            .arg(c)
+            .arg("-o")
+            .arg(o),
+        "gcc",
+    );
+}
+
 /// Runs a `risec bench` driver with `args` and `threads` OpenMP threads; checks it exits 0 and
 /// returns its standard output.
 pub fn run_driver(exe: &std::path::Path, args: &[&str], threads: u32) -> String {
-    let out = Command::new(exe)
-        .args(args)
-        .env("OMP_NUM_THREADS", threads.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        Command::new(exe)
+            .args(args)
+            .env("OMP_NUM_THREADS", threads.to_string()),
+        "the driver",
     );
     String::from_utf8(out.stdout).unwrap()
 }

@@ -104,34 +104,25 @@ int main(void) {
     .unwrap();
     for define in ["-DRISE_KEEP", "-DRISE_FRESH_TEMPORARIES"] {
         let exe = dir.join(format!("mm{define}"));
-        let cc = std::process::Command::new("cc")
-            .args([
-                "-O2",
-                "-march=native",
-                "-fopenmp",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                define,
-            ])
-            .arg(&c)
-            .arg(&main)
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lm")
-            .output()
-            .unwrap();
-        assert!(
-            cc.status.success(),
-            "{}",
-            String::from_utf8_lossy(&cc.stderr)
+        crate::common::succeeds(
+            std::process::Command::new("cc")
+                .args([
+                    "-O2",
+                    "-march=native",
+                    "-fopenmp",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    define,
+                ])
+                .arg(&c)
+                .arg(&main)
+                .arg("-o")
+                .arg(&exe)
+                .arg("-lm"),
+            "cc",
         );
-        let run = std::process::Command::new(&exe).output().unwrap();
-        assert!(
-            run.status.success(),
-            "{define}: {}",
-            String::from_utf8_lossy(&run.stdout)
-        );
+        crate::common::succeeds(&mut std::process::Command::new(&exe), define);
     }
 }
 

@@ -5,7 +5,6 @@
 //! every size), and, in the slow group, at 1024³ against the hand-written parallel baseline
 //! (itself checked against the naive loop by `tests/suite/codegen_c.rs`).
 
-use std::process::Command;
 use std::sync::OnceLock;
 
 const VERSIONS: [&str; 7] = risec_bench::presets::TVM_VERSIONS;
@@ -57,24 +56,5 @@ fn the_main_job_writes_c_and_a_header_that_compile() {
     ));
     let source = std::fs::read_to_string(&c).unwrap();
     assert!(source.contains("#pragma omp parallel for"), "{source}");
-    let gcc = Command::new("gcc")
-        .args([
-            "-O3",
-            "-march=native",
-            "-fopenmp",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-c",
-        ])
-        .arg(&c)
-        .arg("-o")
-        .arg(dir.join("mm.o"))
-        .output()
-        .unwrap();
-    assert!(
-        gcc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&gcc.stderr)
-    );
+    crate::common::compile_object(&c, &dir.join("mm.o"));
 }

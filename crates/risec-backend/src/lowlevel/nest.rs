@@ -95,25 +95,18 @@ fn rows_of(xs: &Expr) -> Option<Expr> {
         // that the rows (a whole window, of a constant size) are unrolled together.
         (ExprKind::Prim(Primitive::Join), [ys]) => match rows_of(ys) {
             Some(zs) => {
-                let (a, row) = array_parts(&zs.ty)?;
+                let (_, row) = array_parts(&zs.ty)?;
                 let (b, inner) = array_parts(&row)?;
                 let (c, t) = array_parts(&inner)?;
                 let joined_row = types::array(crate::ir::nat::mul(&b, &c), t);
                 let join = prim(Primitive::Join, types::fun(row.clone(), joined_row.clone()));
-                let map = prim(
-                    Primitive::Map,
-                    types::fun(
-                        join.ty.clone(),
-                        types::fun(zs.ty.clone(), types::array(a, joined_row)),
-                    ),
-                );
-                Some(app(app(map, join), zs))
+                map_over(join, zs, joined_row)
             }
             None => Some((*ys).clone()),
         },
         (ExprKind::Prim(Primitive::Map), [g, inner]) => {
             let rows = rows_of(inner)?;
-            let (n, row) = array_parts(&rows.ty)?;
+            let (_, row) = array_parts(&rows.ty)?;
             let (m, _) = array_parts(&row)?;
             let (_, out_elem) = array_parts(&xs.ty)?;
             let mapped_row = types::array(m, out_elem);
@@ -124,14 +117,7 @@ fn rows_of(xs: &Expr) -> Option<Expr> {
                 ),
                 (*g).clone(),
             );
-            let outer = prim(
-                Primitive::Map,
-                types::fun(
-                    map_g.ty.clone(),
-                    types::fun(rows.ty.clone(), types::array(n, mapped_row)),
-                ),
-            );
-            Some(app(app(outer, map_g), rows))
+            map_over(map_g, rows, mapped_row)
         }
         (ExprKind::Prim(Primitive::Zip), [a, b]) => {
             let (ra, rb) = (rows_of(a)?, rows_of(b)?);
@@ -168,14 +154,7 @@ fn rows_of(xs: &Expr) -> Option<Expr> {
                 types::fun(row_a, types::fun(row_b, zipped_row.clone())),
             );
             let pairwise = lambda(pair_rows.clone(), app(app(zip_inner, fst), snd));
-            let map = prim(
-                Primitive::Map,
-                types::fun(
-                    pairwise.ty.clone(),
-                    types::fun(zipped_rows, types::array(n, zipped_row)),
-                ),
-            );
-            Some(app(app(map, pairwise), outer))
+            map_over(pairwise, outer, zipped_row)
         }
         _ => None,
     }
@@ -186,6 +165,19 @@ fn array_parts(t: &Type) -> Option<(crate::ir::nat::Nat, Type)> {
         TypeNode::Array(n, e) => Some((n.clone(), e.clone())),
         _ => None,
     }
+}
+
+/// `map f xs`, typed: one `elem` (the type of `f`'s result) per element of `xs`.
+fn map_over(f: Expr, xs: Expr, elem: Type) -> Option<Expr> {
+    let (n, _) = array_parts(&xs.ty)?;
+    let map = prim(
+        Primitive::Map,
+        types::fun(
+            f.ty.clone(),
+            types::fun(xs.ty.clone(), types::array(n, elem)),
+        ),
+    );
+    Some(app(app(map, f), xs))
 }
 
 fn prim(p: Primitive, ty: Type) -> Expr {
