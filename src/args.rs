@@ -20,6 +20,18 @@ pub(super) fn parse_rounds<T: std::str::FromStr + From<u8> + PartialEq>(
     }
 }
 
+/// A `--param NAME=VALUE` of a sketch parameter (`param NAME = … in [ … ]` in the file).
+pub(super) fn parse_param(text: &str) -> Result<(String, u64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: expected NAME=VALUE, as in `MR=8`"))?;
+    let value = value
+        .trim()
+        .parse::<u64>()
+        .map_err(|_| format!("`{text}`: the value of a parameter is a whole number"))?;
+    Ok((name.trim().to_string(), value))
+}
+
 /// What the main job writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Emit {
@@ -124,6 +136,15 @@ pub(super) struct MainJob {
     /// Repeatable.
     #[arg(long = "trust-rule", value_name = "NAME")]
     pub(super) trust_rule: Vec<String>,
+    /// Set the sketch's tunable parameter NAME (`param NAME = … in [ … ]`) to VALUE, e.g.
+    /// `--param MR=8,NR=32` (repeatable; the others keep their defaults).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_delimiter = ',', value_parser = parse_param)]
+    pub(super) param: Vec<(String, u64)>,
+    /// Use the parameters of the best record in this tuning file (`risec tune`) for this
+    /// machine, program, sketch and `--size` (the nearest shape where none matches; `--param`
+    /// still overrides).
+    #[arg(long, value_name = "FILE.json")]
+    pub(super) tuning: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -207,6 +228,14 @@ pub(super) enum Command {
     /// the interpreter's; with `--size`, also with the naive lowering's C at that size. Exits
     /// with 1 when a result differs.
     Verify(super::verify::VerifyArgs),
+    /// Choose a sketch's parameters for this machine and shape by measurement.
+    ///
+    /// The sketch's tunable parameters (`param NAME = DEFAULT in [C, …]`) are searched: batches
+    /// of choices within its constraints and budgets, each compiled with the best so far,
+    /// checked against the reference interpreter and the naive lowering, and timed; then the
+    /// best and the defaults once more side by side. The result is added to a tuning file
+    /// (`--record`), which the main job and `risec bench` take with `--tuning FILE`.
+    Tune(super::tune::TuneArgs),
     /// Optimise linear-algebra expressions (`.la`, R/DML style) by relational equality
     /// saturation (SPORES) and prove `assert A == B` lines.
     ///

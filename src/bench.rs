@@ -7,7 +7,7 @@ use crate::core::TypedProgram;
 use crate::support::output::{check_not_inputs, check_writable, write_atomically};
 use crate::versions::{
     check_lines, check_sizes, load_version, run_sizes, sizes_text, sketch_version_with,
-    user_baseline, work_dir,
+    tuned_params, tuned_sketch_version, user_baseline, work_dir,
 };
 use risec_bench::{presets, Kernels, Oracle, Version};
 use std::fmt::Write as _;
@@ -75,6 +75,11 @@ pub struct BenchArgs {
     /// they are loaded (a warning says so). Repeatable.
     #[arg(long = "trust-rule", value_name = "NAME")]
     pub trust_rule: Vec<String>,
+    /// A tuning file (`risec tune`): each sketch with a record for this program also runs with
+    /// the parameters of the record that fits this machine, `--size` and the first `--threads`
+    /// best, as `NAME (tuned)` beside its defaults.
+    #[arg(long, value_name = "FILE.json")]
+    pub tuning: Option<String>,
 }
 
 /// The preset baselines named in `--baselines`, checked against the ones the program has
@@ -177,6 +182,26 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
             ..sketch_version_with(path, sketch, &args.trust_rule, &mut read)?
         });
     }
+    if let Some(file) = &args.tuning {
+        let path = args.program.as_deref().unwrap_or_default();
+        let size = sizes_text(&program, &sizes);
+        for sketch in &args.sketches {
+            let params = tuned_params(
+                file,
+                &program,
+                sketch,
+                Some(&size),
+                args.threads.first().copied(),
+                false,
+            )?;
+            if !params.is_empty() {
+                versions.push(Version {
+                    exact_sizes: args.exact_sizes,
+                    ..tuned_sketch_version(path, sketch, &args.trust_rule, params)?
+                });
+            }
+        }
+    }
     for v in &args.versions {
         versions.push(load_version(v)?);
     }
@@ -203,6 +228,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
             sanitize: false,
             libs: &args.link,
             extra_flags: &[],
+            reference: None,
         },
         &dir,
     )
@@ -312,6 +338,7 @@ fn inputs(args: &BenchArgs, read: &[PathBuf]) -> Vec<PathBuf> {
     args.program
         .iter()
         .chain(&args.sketches)
+        .chain(&args.tuning)
         .map(String::as_str)
         .chain(versions)
         .chain(baselines)

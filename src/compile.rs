@@ -49,15 +49,35 @@ pub(super) fn main_job(job: MainJob) -> ExitCode {
             );
         }
     };
+    let p = match crate::load_program(program, job.entry.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let tuned = match &job.tuning {
+        Some(file) => match crate::versions::tuned_params(
+            file,
+            &p,
+            sketch,
+            job.size.as_deref(),
+            None,
+            job.quiet,
+        ) {
+            Ok(params) => params,
+            Err(e) => return fail(&e),
+        },
+        None => Vec::new(),
+    };
     let sketch_options = crate::SketchOptions {
         trusted_rules: job.trust_rule.clone(),
+        // `--param` after the record's: it overrides them.
+        params: tuned.into_iter().chain(job.param.iter().cloned()).collect(),
+        ..Default::default()
     };
-    let loaded = crate::load_program(program, job.entry.as_deref()).and_then(|p| {
-        let loaded = crate::load_sketch_with(sketch, &p, &sketch_options)?;
+    let loaded = crate::load_sketch_with(sketch, &p, &sketch_options).map(|loaded| {
         for w in &loaded.warnings {
             eprint!("{w}");
         }
-        Ok((p, loaded.steps, loaded.files))
+        (p, loaded.steps, loaded.files)
     });
     let (p, steps, files) = match loaded {
         Ok(loaded) => loaded,

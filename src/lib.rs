@@ -34,6 +34,7 @@ pub mod la;
 mod print;
 mod prove;
 mod rules;
+pub mod tune;
 pub mod verify;
 pub mod versions;
 
@@ -45,6 +46,7 @@ pub use self::{
     print::print,
     prove::{prove, ProveOutput},
     rules::{costs, rules},
+    tune::{tune, TuneArgs},
     verify::{verify, VerifyArgs},
 };
 
@@ -115,6 +117,7 @@ fn run(command: Command) -> ExitCode {
         Command::Costs => Ok(ok(costs())),
         Command::Bench(args) => bench(&args).map(ok),
         Command::Verify(args) => verify(&args).map(ok),
+        Command::Tune(args) => tune(&args).map(ok),
         Command::La(args) => la::la(&args).map(|out| {
             eprint!("{}", out.stderr);
             (out.stdout, ExitCode::from(out.code))

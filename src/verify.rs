@@ -108,6 +108,7 @@ pub fn verify(args: &VerifyArgs) -> Result<String, String> {
             sanitize: args.sanitize,
             libs: &args.link,
             extra_flags: &[],
+            reference: None,
         },
         &dir,
     )

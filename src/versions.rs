@@ -27,6 +27,25 @@ pub fn sketch_version(program: &str, sketch: &str) -> Result<Version, String> {
     sketch_version_with(program, sketch, &[], &mut Vec::new())
 }
 
+/// [`sketch_version_with`] with the sketch's parameters set to `params`, named `NAME (tuned)`.
+pub fn tuned_sketch_version(
+    program: &str,
+    sketch: &str,
+    trusted: &[String],
+    params: Vec<(String, u64)>,
+) -> Result<Version, String> {
+    let options = crate::SketchOptions {
+        trusted_rules: trusted.to_vec(),
+        params,
+        ..Default::default()
+    };
+    let v = version_with_options(program, sketch, &options, &mut Vec::new())?;
+    Ok(Version {
+        name: format!("{} (tuned)", v.name),
+        ..v
+    })
+}
+
 /// [`sketch_version`], with the user rules named in `trusted` not checked against the
 /// interpreter (`--trust-rule`); the loading's warnings go to standard error. The files the
 /// sketch reads (it and its imports) are added to `read`.
@@ -36,16 +55,27 @@ pub fn sketch_version_with(
     trusted: &[String],
     read: &mut Vec<std::path::PathBuf>,
 ) -> Result<Version, String> {
+    let options = crate::SketchOptions {
+        trusted_rules: trusted.to_vec(),
+        ..Default::default()
+    };
+    version_with_options(program, sketch, &options, read)
+}
+
+/// The version of a sketch file loaded with `options`.
+fn version_with_options(
+    program: &str,
+    sketch: &str,
+    options: &crate::SketchOptions,
+    read: &mut Vec<std::path::PathBuf>,
+) -> Result<Version, String> {
     let name = std::path::Path::new(sketch)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| sketch.to_string());
     eprintln!("searching {name} ({sketch})");
-    let options = crate::SketchOptions {
-        trusted_rules: trusted.to_vec(),
-    };
     let optimized = crate::load_program(program, None).and_then(|p| {
-        let loaded = crate::load_sketch_with(sketch, &p, &options)?;
+        let loaded = crate::load_sketch_with(sketch, &p, options)?;
         for w in &loaded.warnings {
             eprintln!("{w}");
         }
@@ -59,6 +89,53 @@ pub fn sketch_version_with(
             exact_sizes: false,
         }),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The parameters of the record in tuning file `file` that fits `program`, the sketch file
+/// `sketch`, the sizes `size` (`m=…,n=…`) and `threads` best on this machine, announced on standard error
+/// unless `quiet`; none (with a warning) when the file has no record for them.
+pub fn tuned_params(
+    file: &str,
+    program: &crate::core::TypedProgram,
+    sketch: &str,
+    size: Option<&str>,
+    threads: Option<u32>,
+    quiet: bool,
+) -> Result<Vec<(String, u64)>, String> {
+    let records = risec_bench::tuning::TuningFile::read(std::path::Path::new(file))
+        .map_err(|e| e.to_string())?;
+    let sizes = match size {
+        Some(text) => {
+            let values = crate::core::sizes::parse_sizes(program, text)
+                .map_err(|e| format!("error: --size: {e}"))?;
+            Some(program.size_params.iter().cloned().zip(values).collect())
+        }
+        None => None,
+    };
+    let machine = crate::support::machine::Machine::host();
+    let name = crate::tune::file_name(sketch);
+    match records.best(&machine, &program.name, &name, sizes.as_ref(), threads) {
+        Some(choice) => {
+            if !quiet {
+                eprintln!("{}", choice.describe());
+            }
+            Ok(choice.record.params.clone().into_iter().collect())
+        }
+        None => {
+            eprint!(
+                "{}",
+                crate::diagnostics::render_unplaced(
+                    crate::diagnostics::Severity::Warning,
+                    &format!(
+                        "`{file}` has no record for `{}` with `{name}`: the sketch's defaults are used",
+                        program.name
+                    ),
+                    &[]
+                )
+            );
+            Ok(Vec::new())
+        }
     }
 }
 

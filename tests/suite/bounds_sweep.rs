@@ -187,6 +187,7 @@ fn sweep_kernel(name: &str, program_path: &Path, sketches: &[PathBuf]) -> Vec<St
             sanitize: true,
             libs: &[],
             extra_flags: &[],
+            reference: None,
         },
         &dir,
     )

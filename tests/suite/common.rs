@@ -219,6 +219,7 @@ pub fn build_matmul_kernels(
             sanitize: false,
             libs: &[],
             extra_flags: &["-Wall", "-Wextra", "-Werror"],
+            reference: None,
         },
         &dir,
     )

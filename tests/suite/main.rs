@@ -32,4 +32,5 @@ mod rule_validation;
 mod search_strategies;
 mod sketch_kernels;
 mod sketches;
+mod tuning;
 mod user_rules;

@@ -213,6 +213,7 @@ fn the_shipped_sketches_load_quickly_through_the_api() {
     let sk = format!("{root}/sketches/matmul/parallel.sk");
     let options = risec::SketchOptions {
         trusted_rules: vec!["pack-columns".into()],
+        ..Default::default()
     };
     let loaded = risec::load_sketch_with(&sk, &matmul, &options).unwrap();
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);

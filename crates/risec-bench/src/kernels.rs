@@ -46,6 +46,11 @@ pub struct Kernels<'a> {
     pub libs: &'a [String],
     /// Further flags of the C compiler (tests add `-Wall -Wextra -Werror`).
     pub extra_flags: &'a [&'a str],
+    /// A low-level version of the program to use instead of its naive lowering as the
+    /// `naive` row and the double-precision reference at the benchmark sizes (`risec tune`
+    /// gives the sketch's defaults, verified beside it: the naive lowering of a large GEMM
+    /// takes seconds a call). `None`: the naive lowering.
+    pub reference: Option<&'a TypedProgram>,
 }
 
 /// What a built driver runs, in order (the first is the naive lowering, the reference).
@@ -104,10 +109,16 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
         path: dir.to_path_buf(),
         source,
     })?;
-    let naive =
-        crate::optimize(k.program, &[], &Default::default()).map_err(|e| BenchError::Generic {
-            reason: format!("the naive lowering of `{}`: {e}", k.program.name),
-        })?;
+    let naive = match k.reference {
+        Some(p) => p.clone(),
+        None => {
+            crate::optimize(k.program, &[], &Default::default())
+                .map_err(|e| BenchError::Generic {
+                    reason: format!("the naive lowering of `{}`: {e}", k.program.name),
+                })?
+                .program
+        }
+    };
     // With a floating-point result, the reference at the benchmark size is the naive lowering
     // computed in double (not timed): a reassociated sum is held to it, not to the order of
     // the naive float loop.
@@ -117,7 +128,7 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
         versions.push((
             Version {
                 name: REFERENCE.into(),
-                program: naive.program.clone(),
+                program: naive.clone(),
                 exact_sizes: false,
             },
             true,
@@ -126,7 +137,7 @@ pub fn build(k: &Kernels, dir: &Path) -> Result<Built, BenchError> {
     versions.push((
         Version {
             name: "naive".into(),
-            program: naive.program,
+            program: naive,
             exact_sizes: false,
         },
         false,

@@ -13,6 +13,8 @@
 //!   inputs between guard zones, each call in a child process under a time limit;
 //! * [`measure::bench`]: at the benchmark sizes, every kernel against the naive lowering in
 //!   double precision, then timed in interleaved rounds beside a `memcpy` of the same bytes;
+//! * [`tuning`]: the records `risec tune` writes, and the choice of the one that fits a
+//!   compilation;
 //! * [`report`]: the table, CSV and SVG plot, with GFLOP/s where the program's floating-point
 //!   operations are counted and GB/s for every program.
 
@@ -36,6 +38,7 @@ pub mod presets;
 pub mod process;
 pub mod report;
 pub mod shape;
+pub mod tuning;
 pub mod verify;
 
 pub use kernels::{build, Built, Kernels, UserBaseline};

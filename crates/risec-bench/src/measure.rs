@@ -48,12 +48,25 @@ pub struct Report {
     pub flops: Option<u64>,
 }
 
-/// Verifies every kernel against the naive lowering and times them at `sizes`.
+/// Verifies every kernel against the naive lowering and times them at `sizes`; the driver's
+/// progress lines go to standard error.
 pub fn bench(
     built: &Built,
     sizes: &[u64],
     threads: &[u32],
     rounds: u32,
+) -> Result<Report, BenchError> {
+    bench_with(built, sizes, threads, rounds, process::Stderr::Shown)
+}
+
+/// [`bench()`], with the driver's progress lines shown or captured (`risec tune` keeps its
+/// own progress display).
+pub fn bench_with(
+    built: &Built,
+    sizes: &[u64],
+    threads: &[u32],
+    rounds: u32,
+    stderr: process::Stderr,
 ) -> Result<Report, BenchError> {
     let thread_list: Vec<String> = threads.iter().map(u32::to_string).collect();
     let mut args = vec!["bench".to_string()];
@@ -68,7 +81,7 @@ pub fn bench(
         }
     }
     let dir = built.exe.parent().unwrap_or(Path::new("."));
-    let finished = process::run(&built.exe, &args, &env, dir, None, process::Stderr::Shown)
+    let finished = process::run(&built.exe, &args, &env, dir, None, stderr)
         .map_err(BenchError::DriverNotRun)?;
     if !finished.success() {
         let during = finished

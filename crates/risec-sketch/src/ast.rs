@@ -26,6 +26,49 @@ pub enum SizeOp {
     Rem,
 }
 
+/// The comparisons of a `require` constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// Whether `a OP b` holds.
+    pub fn holds(self, a: u64, b: u64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
+    /// The operator as written.
+    pub fn text(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
 /// A sketch expression (also used for the size arguments of definitions: `m/32`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SkExpr {
@@ -169,6 +212,33 @@ pub enum Item {
         /// The Rise text `lhs => rhs`.
         text: String,
         /// Where the text is.
+        span: Span,
+    },
+    /// `param NAME = VALUE` (a number derived from other parameters) or
+    /// `param NAME = DEFAULT in [C, …]` (a tunable number with its candidates).
+    Param {
+        /// The name.
+        name: Name,
+        /// The value (a number, or arithmetic over earlier parameters).
+        value: SkExpr,
+        /// The candidates a tuner may try, each with its place; `None` for a derived number.
+        candidates: Option<Vec<SkExpr>>,
+        /// The whole item.
+        span: Span,
+    },
+    /// `require A OP B`: a constraint every choice of the parameters must meet; `budget A OP B`:
+    /// a resource budget (registers, caches) that tuning does not exceed and compiling warns
+    /// about.
+    Require {
+        /// The left side.
+        left: SkExpr,
+        /// The comparison.
+        op: CmpOp,
+        /// The right side.
+        right: SkExpr,
+        /// Whether it is a `budget` (a warning) rather than a `require` (an error).
+        budget: bool,
+        /// The whole item.
         span: Span,
     },
     /// `step NAME { … }`

@@ -134,7 +134,7 @@ impl Resolver<'_> {
             self.note(f, n.span, env);
             return Some(Sketch::Prim(p));
         }
-        if self.size_index(&n.text).is_some() {
+        if self.size_index(&n.text).is_some() || self.parameter(&n.text).is_some() {
             self.error(f, size_not_sketch(e.span));
             return None;
         }
@@ -257,7 +257,7 @@ impl Resolver<'_> {
                 None => {
                     !self.defs.contains_key(&n.text)
                         && Primitive::from_name(&n.text).is_none()
-                        && self.size_index(&n.text).is_some()
+                        && (self.size_index(&n.text).is_some() || self.parameter(&n.text).is_some())
                 }
             },
             _ => false,
@@ -273,6 +273,14 @@ impl Resolver<'_> {
             .map(|i| (params.len() - 1 - i) as u32)
     }
 
+    /// The value of the sketch file's parameter `name`, if it declares one.
+    fn parameter(&self, name: &str) -> Option<u64> {
+        self.param_values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+
     /// Resolves a size written as a sketch expression (a definition's size argument).
     pub(super) fn size(&mut self, e: &SkExpr, env: &Rc<Env>, f: usize) -> Option<SizeSketch> {
         match &e.kind {
@@ -281,6 +289,9 @@ impl Resolver<'_> {
             SkKind::Name(n) => {
                 if let Some(a) = env.lookup(&n.text).cloned() {
                     return self.size(&a.expr, &a.env, a.file);
+                }
+                if let Some(v) = self.parameter(&n.text) {
+                    return Some(SizeSketch::Is(nat::lit(v)));
                 }
                 match self.size_index(&n.text) {
                     Some(i) => Some(SizeSketch::Is(nat::index(i))),
@@ -315,14 +326,24 @@ impl Resolver<'_> {
             .iter()
             .map(String::as_str)
             .collect();
-        unknown(name, span, "size", &known).with_note(format!(
+        let params: Vec<&str> = self.param_values.iter().map(|(n, _)| n.as_str()).collect();
+        let all: Vec<&str> = known.iter().chain(&params).copied().collect();
+        let d = unknown(name, span, "size", &all).with_note(format!(
             "sizes are the entry point's size parameters: {}",
             if known.is_empty() {
                 "(it has none)".to_string()
             } else {
                 known.join(", ")
             }
-        ))
+        ));
+        if params.is_empty() {
+            d
+        } else {
+            d.with_note(format!(
+                "and the sketch's parameters: {}",
+                params.join(", ")
+            ))
+        }
     }
 
     fn type_sketch(&mut self, t: &TyExpr, env: &Rc<Env>, f: usize) -> Option<TypeSketch> {

@@ -1,7 +1,8 @@
 //! The tokens of `.sk` sketch files and the lexer that produces them.
 //!
 //! Sketch files share Rise's comments and operators but have their own keywords (`import`,
-//! `def`, `rules`, `rule`, `step`, `sketch`, `cost`, `limits`, `contains`, `or`, `fun`), rule
+//! `def`, `rules`, `rule`, `step`, `sketch`, `cost`, `limits`, `contains`, `or`, `fun`, `param`,
+//! `in`, `require`, `budget`), comparisons for parameter constraints (`==`, `!=`, `<=`, `>=`), rule
 //! names with dashes (`split-join`), quantities with units (`10s`, `4GiB`) and strings (import
 //! paths). [`lex`] adds two context-dependent tokens the grammar needs:
 //! * `(` written directly after a name, with no space, is a call (`containsMap(m/32, f)`),
@@ -59,6 +60,18 @@ pub enum Token {
     /// `fun`
     #[token("fun")]
     Fun,
+    /// `param`
+    #[token("param")]
+    Param,
+    /// `in`
+    #[token("in")]
+    In,
+    /// `require`
+    #[token("require")]
+    Require,
+    /// `budget`
+    #[token("budget")]
+    Budget,
     /// A name; may contain dashes (`split-join`, `lift-reduce-seq-2`), so sizes are subtracted with
     /// spaces around the `-` (`m - 1`).
     #[regex(r"[A-Za-z_][A-Za-z0-9_']*(-[A-Za-z0-9][A-Za-z0-9_']*)*", |l| l.slice().to_string())]
@@ -122,6 +135,18 @@ pub enum Token {
     /// `>`
     #[token(">")]
     Gt,
+    /// `==`
+    #[token("==")]
+    EqEq,
+    /// `!=`
+    #[token("!=")]
+    NotEq,
+    /// `<=`
+    #[token("<=")]
+    LtEq,
+    /// `>=`
+    #[token(">=")]
+    GtEq,
     /// `+`
     #[token("+")]
     Plus,
@@ -164,6 +189,10 @@ impl fmt::Display for Token {
                     Token::Contains => "contains",
                     Token::Or => "or",
                     Token::Fun => "fun",
+                    Token::Param => "param",
+                    Token::In => "in",
+                    Token::Require => "require",
+                    Token::Budget => "budget",
                     Token::CommentOpen => "/*",
                     Token::Hole => "?",
                     Token::LParen => "(",
@@ -180,6 +209,10 @@ impl fmt::Display for Token {
                     Token::Dot => ".",
                     Token::Lt => "<",
                     Token::Gt => ">",
+                    Token::EqEq => "==",
+                    Token::NotEq => "!=",
+                    Token::LtEq => "<=",
+                    Token::GtEq => ">=",
                     Token::Plus => "+",
                     Token::Minus => "-",
                     Token::Star => "*",

@@ -14,6 +14,8 @@
 //! * [`diagnose`]: why a step found no program: where the closest partial match ([`closest`])
 //!   stops, located in the `.sk` file ([`origin`]), rules that never fired, and library rules
 //!   that would help ([`lookahead`], bounded).
+//! * [`params`]: `param` and `require` items: the file's numbers named once, their candidates
+//!   and constraints, substituted before the steps are resolved.
 //! * `expand`: sketch definitions applied to their arguments (used by [`resolve`]).
 //!
 //! ```
@@ -39,6 +41,7 @@ pub mod guided;
 pub mod lexer;
 pub mod lookahead;
 pub mod origin;
+pub mod params;
 pub mod parser;
 pub mod resolve;
 mod rule_sets;

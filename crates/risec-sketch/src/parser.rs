@@ -78,7 +78,8 @@ const EXPECTED: Expected<'static> = Expected {
         "\"call(\"" => Some("`(`"),
         _ => None,
     },
-    after_end: "expected an item: `import`, `def`, `rules`, `rule` or `step`",
+    after_end:
+        "expected an item: `import`, `param`, `require`, `budget`, `def`, `rules`, `rule` or `step`",
     invalid: "not a token of sketch files",
 };
 

@@ -9,6 +9,7 @@
 use super::ast::{Field, Item, LimitValue, Name, RuleRef, SkExpr};
 use super::cost::{CostModel, COST_MODELS};
 use super::origin::{Origin, Place, SketchOrigins};
+use super::params::{Assignment, ParamSpace};
 use super::parser::parse_file;
 use super::Sketch;
 use crate::core::TypedProgram;
@@ -70,6 +71,12 @@ impl SketchError {
 pub struct SketchOptions {
     /// User rules whose check against the interpreter is skipped (`--trust-rule NAME`).
     pub trusted_rules: Vec<String>,
+    /// Values of the file's tunable parameters (`--param NAME=V`, a tuning record's choice);
+    /// the others keep their defaults.
+    pub params: Vec<(String, u64)>,
+    /// The machine facts parameter constraints may name; `None`: this machine's
+    /// ([`crate::support::machine::Machine::host`]).
+    pub facts: Option<Vec<(String, u64)>>,
 }
 
 /// A sketch file's guide steps, and the warnings its loading gave.
@@ -83,6 +90,9 @@ pub struct LoadedSketch {
     /// The files read (the sketch file and its imports, as canonical paths), which the run's
     /// outputs must not overwrite.
     pub files: Vec<PathBuf>,
+    /// The value of every parameter (`param`) the steps were resolved with, in declaration
+    /// order.
+    pub params: Assignment,
 }
 
 /// Loads the sketch file at `path` with its imports and resolves its steps against `program`
@@ -102,7 +112,10 @@ pub fn load_with(
     let mut r = Resolver::new(program);
     r.trusted = options.trusted_rules.clone();
     let main = r.load_file(path, None);
-    if let Some(main) = main {
+    if main.is_some() {
+        r.parameters(options);
+    }
+    if let Some(main) = main.filter(|_| r.errors.is_empty() && r.plain_errors.is_empty()) {
         r.collect(main);
     }
     let steps = match main {
@@ -141,7 +154,26 @@ pub fn load_with(
             steps,
             warnings,
             files,
+            params: r.param_values,
         })
+    } else {
+        Err(r.failure())
+    }
+}
+
+/// The parameters and constraints of the sketch file at `path` and its imports (no step is
+/// resolved and no user rule compiled), with the machine facts of `options` for constraints.
+pub fn parameter_space(
+    path: &Path,
+    program: &TypedProgram,
+    options: &SketchOptions,
+) -> Result<ParamSpace, SketchError> {
+    let mut r = Resolver::new(program);
+    if r.load_file(path, None).is_some() {
+        r.declare_parameters(options);
+    }
+    if r.errors.is_empty() && r.plain_errors.is_empty() {
+        Ok(r.space)
     } else {
         Err(r.failure())
     }
@@ -156,7 +188,10 @@ pub fn load_source(
 ) -> Result<Vec<GuideStep>, SketchError> {
     let mut r = Resolver::new(program);
     let idx = r.add_source(SourceFile::new(name, text), PathBuf::from("."));
-    if let Some(i) = idx {
+    if idx.is_some() {
+        r.parameters(&SketchOptions::default());
+    }
+    if let Some(i) = idx.filter(|_| r.errors.is_empty()) {
         r.collect(i);
     }
     let steps = match idx {
@@ -212,7 +247,7 @@ pub(super) struct DefInfo {
 }
 
 pub(super) struct Loaded {
-    items: Vec<Item>,
+    pub(super) items: Vec<Item>,
 }
 
 pub(super) struct Resolver<'p> {
@@ -236,6 +271,10 @@ pub(super) struct Resolver<'p> {
     pub(super) expanded: usize,
     /// Where the nodes of the sketch being resolved are written, in post-order.
     pub(super) origins: Vec<Origin>,
+    /// The files' parameters and constraints.
+    pub(super) space: ParamSpace,
+    /// The parameters' values for this load.
+    pub(super) param_values: Assignment,
 }
 
 impl<'p> Resolver<'p> {
@@ -255,6 +294,8 @@ impl<'p> Resolver<'p> {
             plain_errors: Vec::new(),
             expanded: 0,
             origins: Vec::new(),
+            space: ParamSpace::default(),
+            param_values: Vec::new(),
         }
     }
 
@@ -424,7 +465,10 @@ impl<'p> Resolver<'p> {
                         )
                         .with_note("imported files provide definitions, rule sets and rules"),
                     ),
-                    Item::Step { .. } | Item::Import { .. } => {}
+                    Item::Step { .. }
+                    | Item::Import { .. }
+                    | Item::Param { .. }
+                    | Item::Require { .. } => {}
                 }
             }
         }

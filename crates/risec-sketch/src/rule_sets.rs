@@ -21,6 +21,9 @@ impl Resolver<'_> {
         text: &str,
         span: Span,
     ) -> Option<Rule> {
+        // The sketch's parameters stand for their numbers in the Rise text (`split MR a`).
+        let substituted = super::params::substitute(text, &self.param_values);
+        let text = substituted.as_str();
         let candidates: Vec<(usize, usize)> = match text.find("=>>") {
             Some(i) => vec![(i, 3)],
             None => text.match_indices("=>").map(|(i, _)| (i, 2)).collect(),
