@@ -63,6 +63,11 @@ impl Search {
         self.choices.len()
     }
 
+    /// Whether there is no choice at all.
+    pub fn is_empty(&self) -> bool {
+        self.choices.is_empty()
+    }
+
     /// How many have been measured (or failed).
     pub fn measured(&self) -> usize {
         self.scores.iter().filter(|s| s.is_some()).count()

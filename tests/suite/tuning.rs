@@ -21,9 +21,8 @@ fn parameters_stand_for_their_numbers_in_sketches_rules_and_user_rules() {
     let program = risec::load_program("examples/matmul.rise", None).unwrap();
     let sketch = "sketches/matmul/register-blocking-avx512.sk";
     let defaults = risec::load_sketch_with(sketch, &program, &Default::default()).unwrap();
-    let value = |l: &risec::LoadedSketch, n: &str| {
-        l.params.iter().find(|(k, _)| k == n).map(|(_, v)| *v)
-    };
+    let value =
+        |l: &risec::LoadedSketch, n: &str| l.params.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
     assert_eq!(value(&defaults, "MR"), Some(8));
     assert_eq!(value(&defaults, "MP"), Some(12), "MC / MR, derived");
     let options = risec::SketchOptions {
@@ -38,7 +37,10 @@ fn parameters_stand_for_their_numbers_in_sketches_rules_and_user_rules() {
     for part in ["#2/48.", "8.? ->", "6.? ->", "#2/6."] {
         assert!(text.contains(part), "{part} in {text}");
     }
-    assert!(tile.rules.iter().any(|r| r.name == "split-join(48)"), "rule arguments");
+    assert!(
+        tile.rules.iter().any(|r| r.name == "split-join(48)"),
+        "rule arguments"
+    );
     // The user rule packs A in panels of MR = 6 rows: the search finds `(m/6).k.6.f32`.
     let done = risec::optimize(&program, &tuned.steps, &Default::default()).unwrap();
     let low = risec_core::core::print::program_to_source(&done.program);
@@ -69,7 +71,11 @@ fn parameter_errors_name_the_constraint_and_the_place() {
         "--param",
         "MP=4",
     ]);
-    assert!(stderr(&out).contains("`MP` is derived from others"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`MP` is derived from others"),
+        "{}",
+        stderr(&out)
+    );
     let out = risec(&[
         "examples/matmul.rise",
         "--sketch",
@@ -83,7 +89,11 @@ fn parameter_errors_name_the_constraint_and_the_place() {
         stderr(&out)
     );
     let out = risec(&["examples/matmul.rise", "--sketch", "x.sk", "--param", "MR"]);
-    assert!(stderr(&out).contains("expected NAME=VALUE"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("expected NAME=VALUE"),
+        "{}",
+        stderr(&out)
+    );
     // A budget is a warning; a value computed from an undeclared name is an error at it.
     let sk = temp_file(
         "budget.sk",
@@ -94,10 +104,16 @@ fn parameter_errors_name_the_constraint_and_the_place() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("warning: the parameters exceed the budget `budget A <= VECTOR_REGISTERS` (A = 40, VECTOR_REGISTERS = "), "{err}");
     assert!(err.contains("budget.sk:2:1"), "{err}");
-    let sk = temp_file("undeclared.sk", b"param A = 4\nparam B = A + C\nstep s { sketch = ? }\n");
+    let sk = temp_file(
+        "undeclared.sk",
+        b"param A = 4\nparam B = A + C\nstep s { sketch = ? }\n",
+    );
     let out = risec(&["examples/matmul.rise", "--sketch", sk.to_str().unwrap()]);
     let err = stderr(&out);
-    assert!(err.contains("`C` is not a parameter declared before this point"), "{err}");
+    assert!(
+        err.contains("`C` is not a parameter declared before this point"),
+        "{err}"
+    );
     assert!(err.contains("undeclared.sk:2:15"), "{err}");
     assert_eq!(out.status.code(), Some(1));
 }
@@ -119,8 +135,20 @@ fn tuning_rejects_a_wrong_choice_records_the_best_and_is_used_by_later_runs() {
     );
     let out = risec_within(
         &[
-            "tune", p, "--sketch", s, "--trust-rule", "extra", "--size", "n=4096", "--batch", "2",
-            "--rounds", "1", "--record", r,
+            "tune",
+            p,
+            "--sketch",
+            s,
+            "--trust-rule",
+            "extra",
+            "--size",
+            "n=4096",
+            "--batch",
+            "2",
+            "--rounds",
+            "1",
+            "--record",
+            r,
         ],
         Duration::from_secs(300),
     );
@@ -136,20 +164,41 @@ fn tuning_rejects_a_wrong_choice_records_the_best_and_is_used_by_later_runs() {
     let rec = &file.records[0];
     assert_eq!(rec.params["P"], 1);
     assert_eq!(rec.sizes["n"], 4096);
-    assert_eq!((rec.program.as_str(), rec.sketch.as_str()), ("scale", "wrong.sk"));
+    assert_eq!(
+        (rec.program.as_str(), rec.sketch.as_str()),
+        ("scale", "wrong.sk")
+    );
     assert!(rec.median_ms > 0.0 && rec.tried == 2);
     // The main job uses the record (and says so); `--param` overrides it.
     let out = risec(&[p, "--sketch", s, "--trust-rule", "extra", "--tuning", r]);
     assert!(stdout(&out).contains("x * 2.0 * 1.0"), "{}", stdout(&out));
     assert!(stderr(&out).contains("tuning: P=1 from the record of wrong.sk at n=4096"));
     let out = risec(&[
-        p, "--sketch", s, "--trust-rule", "extra", "--tuning", r, "--param", "P=2",
+        p,
+        "--sketch",
+        s,
+        "--trust-rule",
+        "extra",
+        "--tuning",
+        r,
+        "--param",
+        "P=2",
     ]);
     assert!(stdout(&out).contains("x * 2.0 * 2.0"), "{}", stdout(&out));
     // `risec bench` runs the tuned version beside the defaults.
     let out = risec(&[
-        "bench", p, "--sketch", s, "--trust-rule", "extra", "--tuning", r, "--size", "n=4096",
-        "--rounds", "1",
+        "bench",
+        p,
+        "--sketch",
+        s,
+        "--trust-rule",
+        "extra",
+        "--tuning",
+        r,
+        "--size",
+        "n=4096",
+        "--rounds",
+        "1",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("wrong (tuned)"), "{}", stdout(&out));
@@ -165,8 +214,14 @@ fn a_sketch_without_tunable_parameters_is_refused_by_tune() {
         "--size",
         "m=64,n=64,k=64",
         "--record",
-        temp_file("unused.json", b"{\"records\": []}").to_str().unwrap(),
+        temp_file("unused.json", b"{\"records\": []}")
+            .to_str()
+            .unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("has no tunable parameters"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no tunable parameters"),
+        "{}",
+        stderr(&out)
+    );
 }
