@@ -50,8 +50,9 @@ Rise, or as C with OpenMP and vectors (`-o OUT.c` or `--emit c`, with a header).
 type-check programs (check, print), run them in the reference interpreter (eval), search for \
 equivalent programs (rules, costs, prove), compile low-level programs to C (emit-c), check the C \
 of any program's versions against the interpreter (verify) and time it beside the naive \
-lowering, a memcpy of the same bytes, OpenBLAS and your C (bench), and \
-optimise linear-algebra expressions (la).
+lowering, a memcpy of the same bytes, OpenBLAS and your C (bench), \
+choose a sketch's parameters for the machine and shape by measurement (tune), and optimise \
+linear-algebra expressions (la).
 
 The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
 Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";
