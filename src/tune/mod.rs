@@ -246,7 +246,7 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
     };
     let gflops = tuner.flops.map(|f| f as f64 / (chosen_ms * 1e6));
     let record = Record {
-        machine: (&machine).into(),
+        machine: machine.clone(),
         program: tuner.program.name.clone(),
         sketch: file_name(&args.sketch),
         sizes: tuner

@@ -47,15 +47,20 @@ fn parameters_stand_for_their_numbers_in_sketches_rules_and_user_rules() {
     assert!(low.contains("split 6"), "{low}");
 }
 
-#[test]
-fn parameter_errors_name_the_constraint_and_the_place() {
-    let out = risec(&[
+/// The main job on matmul with the AVX-512 GEMM sketch and `--param PARAMS`.
+fn gemm_with(params: &str) -> std::process::Output {
+    risec(&[
         "examples/matmul.rise",
         "--sketch",
         "sketches/matmul/register-blocking-avx512.sk",
         "--param",
-        "MR=7",
-    ]);
+        params,
+    ])
+}
+
+#[test]
+fn parameter_errors_name_the_constraint_and_the_place() {
+    let out = gemm_with("MR=7");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -64,25 +69,13 @@ fn parameter_errors_name_the_constraint_and_the_place() {
     );
     assert!(err.contains("register-blocking-avx512.sk:"), "{err}");
     assert!(err.contains("with --param MR=7"), "{err}");
-    let out = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/register-blocking-avx512.sk",
-        "--param",
-        "MP=4",
-    ]);
+    let out = gemm_with("MP=4");
     assert!(
         stderr(&out).contains("`MP` is derived from others"),
         "{}",
         stderr(&out)
     );
-    let out = risec(&[
-        "examples/matmul.rise",
-        "--sketch",
-        "sketches/matmul/register-blocking-avx512.sk",
-        "--param",
-        "QQ=4",
-    ]);
+    let out = gemm_with("QQ=4");
     assert!(
         stderr(&out).contains("no parameter `QQ` (its parameters: MR, NR, KC, MC)"),
         "{}",

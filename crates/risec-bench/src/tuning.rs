@@ -11,41 +11,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The machine a record was measured on ([`Machine`], as JSON).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MachineRecord {
-    /// The CPU model.
-    pub cpu: String,
-    /// Its features (see [`crate::support::machine::FEATURES`]).
-    pub features: Vec<String>,
-    /// Logical CPUs.
-    pub cpus: u32,
-    /// Caches in bytes (0: unknown).
-    pub l1d: u64,
-    /// Level 2.
-    pub l2: u64,
-    /// Level 3.
-    pub l3: u64,
-}
-
-impl From<&Machine> for MachineRecord {
-    fn from(m: &Machine) -> MachineRecord {
-        MachineRecord {
-            cpu: m.cpu.clone(),
-            features: m.features.clone(),
-            cpus: m.cpus,
-            l1d: m.l1d,
-            l2: m.l2,
-            l3: m.l3,
-        }
-    }
-}
-
 /// One tuning result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// Where it was measured.
-    pub machine: MachineRecord,
+    pub machine: Machine,
     /// The program's entry point.
     pub program: String,
     /// The sketch file's name (its last path component: records travel with the sketches).
@@ -245,7 +215,7 @@ mod tests {
 
     fn record(cpu: &str, m: u64, threads: u32, mr: u64, ms: f64) -> Record {
         Record {
-            machine: MachineRecord {
+            machine: Machine {
                 cpu: cpu.into(),
                 features: vec!["avx512f".into()],
                 cpus: 2,

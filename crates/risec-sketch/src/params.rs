@@ -253,6 +253,52 @@ impl ParamSpace {
         out
     }
 
+    /// Adds a `param`, `require` or `budget` item of file `file` (whose text is `source`);
+    /// other items are ignored. A candidate that is not a number is an error.
+    pub fn declare(&mut self, file: usize, item: &Item, source: &str) -> Result<(), ParamError> {
+        match item {
+            Item::Param {
+                name,
+                value,
+                candidates,
+                span,
+            } => {
+                let values = match candidates {
+                    Some(cs) => Some(
+                        cs.iter()
+                            .map(|c| self.eval(c, &Vec::new(), file))
+                            .collect::<Result<Vec<u64>, ParamError>>()?,
+                    ),
+                    None => None,
+                };
+                self.params.push(Parameter {
+                    name: name.text.clone(),
+                    value: value.clone(),
+                    candidates: values,
+                    file,
+                    span: *span,
+                });
+            }
+            Item::Require {
+                left,
+                op,
+                right,
+                budget,
+                span,
+            } => self.constraints.push(Constraint {
+                budget: *budget,
+                left: left.clone(),
+                op: *op,
+                right: right.clone(),
+                text: source[span.start..span.end].to_string(),
+                file,
+                span: *span,
+            }),
+            _ => {}
+        }
+        Ok(())
+    }
+
     fn lookup(&self, name: &str, values: &Assignment) -> Option<u64> {
         values
             .iter()
@@ -320,84 +366,42 @@ impl Resolver<'_> {
         // A file's imports are loaded after it: higher indices.
         for f in (0..self.loaded.len()).rev() {
             for item in self.loaded[f].items.clone() {
-                match item {
-                    Item::Param {
-                        name,
-                        value,
-                        candidates,
-                        span,
-                    } => self.declare_parameter(f, name, value, candidates, span),
-                    Item::Require {
-                        left,
-                        op,
-                        right,
-                        budget,
-                        span,
-                    } => self.space.constraints.push(Constraint {
-                        budget,
-                        left,
-                        op,
-                        right,
-                        text: self.files[f].text[span.start..span.end].to_string(),
-                        file: f,
-                        span,
-                    }),
-                    _ => {}
+                if let Item::Param { name, .. } = &item {
+                    if let Some(d) = self.taken(name) {
+                        self.error(f, d);
+                        continue;
+                    }
                 }
-            }
-        }
-    }
-
-    fn declare_parameter(
-        &mut self,
-        f: usize,
-        name: super::ast::Name,
-        value: SkExpr,
-        candidates: Option<Vec<SkExpr>>,
-        span: Span,
-    ) {
-        let clash = if let Some(p) = self.space.params.iter().find(|p| p.name == name.text) {
-            let (line, col) = self.files[p.file].line_col(p.span.start);
-            Some(format!(
-                "first declared at {}:{line}:{col}",
-                self.files[p.file].name
-            ))
-        } else if self.space.facts.iter().any(|(n, _)| *n == name.text) {
-            Some(format!("`{}` is a machine fact", name.text))
-        } else if self.program.size_params.contains(&name.text) {
-            Some(format!("`{}` is a size of the program", name.text))
-        } else {
-            None
-        };
-        if let Some(note) = clash {
-            self.error(
-                f,
-                Diagnostic::error(
-                    format!("`{}` cannot name a parameter", name.text),
-                    name.span,
-                    "this name is taken",
-                )
-                .with_note(note),
-            );
-            return;
-        }
-        let mut values = Vec::new();
-        for c in candidates.iter().flatten() {
-            match self.space.eval(c, &Vec::new(), f) {
-                Ok(v) => values.push(v),
-                Err(e) => {
+                let source = self.files[f].text.clone();
+                if let Err(e) = self.space.declare(f, &item, &source) {
                     let d = param_diagnostic(&e, "a candidate is a number or machine facts");
                     self.error(f, d);
                 }
             }
         }
-        self.space.params.push(Parameter {
-            name: name.text,
-            value,
-            candidates: candidates.map(|_| values),
-            file: f,
-            span,
-        });
+    }
+
+    /// Why `name` cannot name a parameter (another parameter, a machine fact or a size of the
+    /// program has it), if it cannot.
+    fn taken(&self, name: &super::ast::Name) -> Option<Diagnostic> {
+        let note = if let Some(p) = self.space.params.iter().find(|p| p.name == name.text) {
+            let (line, col) = self.files[p.file].line_col(p.span.start);
+            format!("first declared at {}:{line}:{col}", self.files[p.file].name)
+        } else if self.space.facts.iter().any(|(n, _)| *n == name.text) {
+            format!("`{}` is a machine fact", name.text)
+        } else if self.program.size_params.contains(&name.text) {
+            format!("`{}` is a size of the program", name.text)
+        } else {
+            return None;
+        };
+        Some(
+            Diagnostic::error(
+                format!("`{}` cannot name a parameter", name.text),
+                name.span,
+                "this name is taken",
+            )
+            .with_note(note),
+        )
     }
 
     /// Declares the parameters ([`Self::declare_parameters`]) and computes their values with
@@ -509,43 +513,7 @@ mod tests {
             ..Default::default()
         };
         for item in parse_file(text).unwrap() {
-            match item {
-                Item::Param {
-                    name,
-                    value,
-                    candidates,
-                    span,
-                } => {
-                    let candidates = candidates.map(|cs| {
-                        cs.iter()
-                            .map(|c| s.eval(c, &Vec::new(), 0).unwrap())
-                            .collect()
-                    });
-                    s.params.push(Parameter {
-                        name: name.text,
-                        value,
-                        candidates,
-                        file: 0,
-                        span,
-                    })
-                }
-                Item::Require {
-                    left,
-                    op,
-                    right,
-                    budget,
-                    span,
-                } => s.constraints.push(Constraint {
-                    budget,
-                    left,
-                    op,
-                    right,
-                    text: text[span.start..span.end].to_string(),
-                    file: 0,
-                    span,
-                }),
-                _ => {}
-            }
+            s.declare(0, &item, text).unwrap();
         }
         s
     }

@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
-/// The machine's facts that tuning and sketch constraints use.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The machine's facts that tuning and sketch constraints use (tuning records keep them as
+/// JSON).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Machine {
     /// The CPU model as the system names it (`AMD EPYC`, `Intel(R) Xeon(R) …`).
     pub cpu: String,
