@@ -504,7 +504,6 @@ pub fn substitute(text: &str, values: &Assignment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ast::Item;
     use crate::parser::parse_file;
 
     fn space(text: &str) -> ParamSpace {
