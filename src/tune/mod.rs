@@ -27,9 +27,11 @@ use std::time::{Duration, Instant};
 pub struct TuneArgs {
     /// The program (`.rise`).
     pub program: String,
-    /// The sketch file whose parameters to tune (`param NAME = V in [ … ]`).
-    #[arg(long, value_name = "FILE.sk")]
-    pub sketch: String,
+    /// The sketch file whose parameters to tune (`param NAME = V in [ … ]`); with several
+    /// (repeat `--sketch`), variants with the same tunable parameters, the file is searched
+    /// too, and each gets its record.
+    #[arg(long = "sketch", value_name = "FILE.sk", required = true)]
+    pub sketch: Vec<String>,
     /// The shape to tune for, e.g. `m=1024,n=1024,k=1024`.
     #[arg(long)]
     pub size: String,
@@ -68,9 +70,15 @@ pub struct TuneArgs {
 /// What one choice gave in a run.
 type Outcome = Result<f64, String>;
 
+/// The name of the pseudo-parameter that says which sketch file a choice is of (only with
+/// several `--sketch`).
+const SKETCH: &str = "sketch";
+
 /// Everything a batch needs.
 struct Tuner<'a> {
     args: &'a TuneArgs,
+    /// The sketch files' stems, by index (choices name them in their `sketch` value).
+    names: Vec<String>,
     program: TypedProgram,
     sizes: Vec<u64>,
     small: Vec<u64>,
@@ -91,7 +99,10 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
     }
     let record_path = PathBuf::from(&args.record);
     check_writable(&record_path).map_err(|e| e.to_string())?;
-    let inputs = [PathBuf::from(&args.program), PathBuf::from(&args.sketch)];
+    let inputs: Vec<PathBuf> = std::iter::once(&args.program)
+        .chain(&args.sketch)
+        .map(PathBuf::from)
+        .collect();
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     check_not_inputs(&[record_path.as_path()], &input_refs).map_err(|e| e.to_string())?;
     let mut file = if record_path.exists() {
@@ -107,34 +118,12 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
         trusted_rules: args.trust_rule.clone(),
         ..Default::default()
     };
-    let space =
-        crate::sketch::resolve::parameter_space(Path::new(&args.sketch), &program, &options)
-            .map_err(|e| e.to_string())?;
-    if space.tunable().is_empty() {
-        return Err(format!(
-            "error: `{}` has no tunable parameters: declare them as `param NAME = DEFAULT in [C, …]` (docs/sketches.md)",
-            args.sketch
-        ));
-    }
-    let choices = space.choices();
-    if choices.is_empty() {
-        return Err(format!(
-            "error: no choice of `{}`'s candidates meets its constraints and budgets on this machine",
-            args.sketch
-        ));
-    }
-    let defaults: Assignment = space
-        .evaluate(&[])
-        .map_err(|e| format!("error: the defaults of `{}`: {e}", args.sketch))?
-        .into_iter()
-        .filter(|(n, _)| space.tunable().contains(&n.as_str()))
-        .collect();
-    let mut all = vec![defaults.clone()];
-    all.extend(choices.into_iter().filter(|c| *c != defaults));
+    let (all, tunable) = choices_of(args, &program, &options)?;
     let (dir, _guard) = work_dir(args.keep.as_deref())?;
     let flops = crate::core::flops::flop_count(&program, &sizes);
     let mut tuner = Tuner {
         args,
+        names: args.sketch.iter().map(|s| stem(s)).collect(),
         program,
         sizes,
         small,
@@ -143,16 +132,16 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
         flops,
         reference: None,
     };
-    tuner.reference = tuner.version(&defaults).ok().map(|v| v.program);
+    tuner.reference = tuner.version(&all[0]).ok().map(|v| v.program);
     eprintln!(
         "tuning {} ({}) at {} with {} thread(s) on {}: {} choices of {} within the constraints and budgets",
-        args.sketch,
+        args.sketch.join(", "),
         tuner.program.name,
         sizes_text(&tuner.program, &tuner.sizes),
         args.threads,
         machine.cpu,
         all.len(),
-        space.tunable().join(", ")
+        tunable.join(", ")
     );
     let mut search = Search::new(all, args.seed);
     let mut reasons: BTreeMap<usize, String> = BTreeMap::new();
@@ -198,7 +187,7 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
         if incumbent.is_some() && incumbent_ms.is_none() {
             return Err(format!(
                 "error: the best choice so far ({}) failed when run again: {}",
-                text(search.choice(measured[0])),
+                tuner.label(search.choice(measured[0])),
                 outcomes[0].as_ref().err().cloned().unwrap_or_default()
             ));
         }
@@ -211,73 +200,128 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
                 tuner.runs,
                 batch.len(),
                 last_batch.as_secs_f64(),
-                text(search.choice(k)),
+                tuner.label(search.choice(k)),
                 score
             );
-            bar.set_message(format!("best {} ({score:.3}×)", text(search.choice(k))));
+            bar.set_message(format!(
+                "best {} ({score:.3}×)",
+                tuner.label(search.choice(k))
+            ));
             bar.suspend(|| eprintln!("{line}"));
         }
     }
     bar.finish_and_clear();
-    let Some((best, _)) = search.best() else {
+    if search.best().is_none() {
         let why: Vec<String> = reasons.values().take(3).cloned().collect();
         return Err(format!(
             "error: no choice compiled and verified; the first failures:\n  {}",
             why.join("\n  ")
         ));
-    };
-    // The best and the defaults side by side, with twice the rounds: the record's times.
-    let mut finalists = vec![search.choice(best).clone()];
-    if best != 0 {
-        finalists.push(search.choice(0).clone());
     }
-    let outcomes = tuner.run(&finalists, args.rounds * 2)?;
-    let best_ms = outcomes[0]
-        .clone()
-        .map_err(|e| format!("error: the best choice failed when run again: {e}"))?;
-    let default_ms = match outcomes.get(1) {
-        Some(o) => o.as_ref().ok().copied().unwrap_or(f64::NAN),
-        None => best_ms,
-    };
-    let (chosen, chosen_ms) = if best_ms <= default_ms || default_ms.is_nan() {
-        (search.choice(best).clone(), best_ms)
-    } else {
-        (search.choice(0).clone(), default_ms)
-    };
-    let gflops = tuner.flops.map(|f| f as f64 / (chosen_ms * 1e6));
-    let record = Record {
-        machine: machine.clone(),
-        program: tuner.program.name.clone(),
-        sketch: file_name(&args.sketch),
-        sizes: tuner
-            .program
-            .size_params
+    // Per sketch file, its best choice and its defaults side by side, with twice the rounds:
+    // the records' times.
+    let mut finalists: Vec<usize> = Vec::new();
+    for sketch in 0..args.sketch.len() {
+        let of_sketch = |k: &usize| sketch_of(search.choice(*k)) == sketch;
+        let best = search.ranking().into_iter().map(|(k, _)| k).find(of_sketch);
+        let defaults = (0..search.len()).find(of_sketch);
+        for k in best.into_iter().chain(defaults) {
+            if !finalists.contains(&k) {
+                finalists.push(k);
+            }
+        }
+    }
+    let choices: Vec<Assignment> = finalists
+        .iter()
+        .map(|&k| search.choice(k).clone())
+        .collect();
+    let outcomes = tuner.run(&choices, args.rounds * 2)?;
+    let time_of = |k: usize| {
+        finalists
             .iter()
-            .cloned()
-            .zip(tuner.sizes.iter().copied())
-            .collect(),
-        threads: args.threads,
-        params: chosen.iter().cloned().collect(),
-        median_ms: chosen_ms,
-        gflops,
-        default_ms,
-        tried: search.measured(),
-        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            .position(|&f| f == k)
+            .and_then(|i| outcomes[i].as_ref().ok().copied())
     };
-    let mut out = table(&search, &reasons, tuner.flops, default_ms);
+    let mut out = table(
+        &search,
+        &reasons,
+        tuner.flops,
+        time_of(0).unwrap_or(f64::NAN),
+        &tuner,
+    );
+    let mut fastest: Option<(String, f64)> = None;
+    for sketch in 0..args.sketch.len() {
+        let of_sketch = |k: &usize| sketch_of(search.choice(*k)) == sketch;
+        let Some(best) = search.ranking().into_iter().map(|(k, _)| k).find(of_sketch) else {
+            let _ = writeln!(
+                out,
+                "{}: no choice compiled and verified",
+                tuner.names[sketch]
+            );
+            continue;
+        };
+        let defaults = (0..search.len()).find(of_sketch).unwrap_or(best);
+        let (Some(best_ms), default_ms) = (time_of(best), time_of(defaults)) else {
+            return Err(format!(
+                "error: the best choice of `{}` failed when run again",
+                args.sketch[sketch]
+            ));
+        };
+        let default_ms = default_ms.unwrap_or(f64::NAN);
+        let (chosen, chosen_ms) = if best_ms <= default_ms || default_ms.is_nan() {
+            (best, best_ms)
+        } else {
+            (defaults, default_ms)
+        };
+        let gflops = tuner.flops.map(|f| f as f64 / (chosen_ms * 1e6));
+        let record = Record {
+            machine: machine.clone(),
+            program: tuner.program.name.clone(),
+            sketch: file_name(&args.sketch[sketch]),
+            sizes: tuner
+                .program
+                .size_params
+                .iter()
+                .cloned()
+                .zip(tuner.sizes.iter().copied())
+                .collect(),
+            threads: args.threads,
+            params: params_of(search.choice(chosen)).into_iter().collect(),
+            median_ms: chosen_ms,
+            gflops,
+            default_ms,
+            tried: (0..search.len())
+                .filter(|k| of_sketch(k) && search.was_measured(*k))
+                .count(),
+            date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "chosen{}: {} — {:.4} ms{} against the defaults' {:.4} ms in the same run ({:.2}×); {} of {} choices tried",
+            if args.sketch.len() > 1 { format!(" for {}", tuner.names[sketch]) } else { String::new() },
+            record.params_text(),
+            chosen_ms,
+            gflops.map(|g| format!(" ({g:.1} GFLOP/s)")).unwrap_or_default(),
+            default_ms,
+            default_ms / chosen_ms,
+            record.tried,
+            (0..search.len()).filter(of_sketch).count(),
+        );
+        if fastest.as_ref().is_none_or(|(_, t)| chosen_ms < *t) {
+            fastest = Some((tuner.names[sketch].clone(), chosen_ms));
+        }
+        file.insert(record);
+    }
+    if let (true, Some((name, ms))) = (args.sketch.len() > 1, &fastest) {
+        let _ = writeln!(out, "fastest: {name} ({ms:.4} ms)");
+    }
     let _ = writeln!(
         out,
-        "chosen: {} — {:.4} ms{} against the defaults' {:.4} ms in the same run ({:.2}×); {} of {} choices tried in {:.0} s",
-        record.params_text(),
-        chosen_ms,
-        gflops.map(|g| format!(" ({g:.1} GFLOP/s)")).unwrap_or_default(),
-        default_ms,
-        default_ms / chosen_ms,
+        "{} of {} choices tried in {:.0} s",
         search.measured(),
         search.len(),
         started.elapsed().as_secs_f64()
     );
-    file.insert(record);
     write_atomically(&record_path, &file.to_json()).map_err(|e| e.to_string())?;
     let _ = writeln!(out, "wrote {}", record_path.display());
     Ok(out)
@@ -384,34 +428,119 @@ impl Tuner<'_> {
     fn version(&self, c: &Assignment) -> Result<Version, String> {
         let options = crate::SketchOptions {
             trusted_rules: self.args.trust_rule.clone(),
-            params: c.clone(),
+            params: params_of(c),
             ..Default::default()
         };
-        let loaded = crate::load_sketch_with(&self.args.sketch, &self.program, &options)
+        let sketch = &self.args.sketch[sketch_of(c)];
+        let loaded = crate::load_sketch_with(sketch, &self.program, &options)
             .map_err(|e| first_line(&e.to_string()))?;
         let done = crate::optimize(&self.program, &loaded.steps, &Default::default())
             .map_err(|e| first_line(&e.to_string()))?;
         Ok(Version {
-            name: text(c),
+            name: self.label(c),
             program: done.program,
             exact_sizes: false,
         })
     }
 }
 
-/// The index of the version named `name` among `versions` (by [`text`]).
+impl Tuner<'_> {
+    /// A choice as `NAME=V NAME=V`, after the sketch file's stem when there are several.
+    fn label(&self, c: &Assignment) -> String {
+        let params = params_of(c)
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if self.names.len() > 1 {
+            format!("{} {params}", self.names[sketch_of(c)])
+        } else {
+            params
+        }
+    }
+}
+
+/// Every choice to search and the tunable parameters' names: the first sketch file's defaults
+/// first; with several files, each choice starts with [`SKETCH`], the file's index.
+fn choices_of(
+    args: &TuneArgs,
+    program: &TypedProgram,
+    options: &crate::SketchOptions,
+) -> Result<(Vec<Assignment>, Vec<String>), String> {
+    let several = args.sketch.len() > 1;
+    let mut all: Vec<Assignment> = Vec::new();
+    let mut names: Option<Vec<String>> = None;
+    for (index, sketch) in args.sketch.iter().enumerate() {
+        let space = crate::sketch::resolve::parameter_space(Path::new(sketch), program, options)
+            .map_err(|e| e.to_string())?;
+        let tunable: Vec<String> = space.tunable().iter().map(|s| s.to_string()).collect();
+        if tunable.is_empty() {
+            return Err(format!(
+                "error: `{sketch}` has no tunable parameters: declare them as `param NAME = DEFAULT in [C, …]` (docs/sketches.md)"
+            ));
+        }
+        match &names {
+            Some(first) if *first != tunable => {
+                return Err(format!(
+                    "error: `{sketch}` tunes {} but `{}` tunes {}: sketches tuned together need the same parameters",
+                    tunable.join(", "),
+                    args.sketch[0],
+                    first.join(", ")
+                ))
+            }
+            _ => names = Some(tunable.clone()),
+        }
+        let defaults: Assignment = space
+            .evaluate(&[])
+            .map_err(|e| format!("error: the defaults of `{sketch}`: {e}"))?
+            .into_iter()
+            .filter(|(n, _)| tunable.contains(n))
+            .collect();
+        let choices = space.choices();
+        if choices.is_empty() && !several {
+            return Err(format!(
+                "error: no choice of `{sketch}`'s candidates meets its constraints and budgets on this machine"
+            ));
+        }
+        let tag = |c: Assignment| -> Assignment {
+            if several {
+                std::iter::once((SKETCH.to_string(), index as u64))
+                    .chain(c)
+                    .collect()
+            } else {
+                c
+            }
+        };
+        all.push(tag(defaults.clone()));
+        all.extend(choices.into_iter().filter(|c| *c != defaults).map(tag));
+    }
+    Ok((all, names.unwrap_or_default()))
+}
+
+/// The index of the sketch file a choice is of.
+fn sketch_of(c: &Assignment) -> usize {
+    c.iter()
+        .find(|(n, _)| n == SKETCH)
+        .map_or(0, |(_, v)| *v as usize)
+}
+
+/// A choice's parameter values, without [`SKETCH`].
+fn params_of(c: &Assignment) -> Assignment {
+    c.iter().filter(|(n, _)| n != SKETCH).cloned().collect()
+}
+
+/// A sketch file's stem (`register-blocking-avx512`).
+fn stem(path: &str) -> String {
+    Path::new(path)
+        .file_stem()
+        .map_or_else(|| path.to_string(), |f| f.to_string_lossy().into_owned())
+}
+
+/// The index of the version named `name` among `versions` (by [`Tuner::label`]).
 fn index_of(versions: &[Option<Version>], name: &str) -> Option<usize> {
     versions
         .iter()
         .position(|v| v.as_ref().is_some_and(|v| v.name == name))
-}
-
-/// A choice as `NAME=V NAME=V`.
-fn text(c: &Assignment) -> String {
-    c.iter()
-        .map(|(n, v)| format!("{n}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn first_line(s: &str) -> String {
@@ -431,12 +560,13 @@ fn table(
     reasons: &BTreeMap<usize, String>,
     flops: Option<u64>,
     default_ms: f64,
+    tuner: &Tuner,
 ) -> String {
     let mut out = String::new();
     let ranking = search.ranking();
     let width = ranking
         .iter()
-        .map(|(k, _)| text(search.choice(*k)).len())
+        .map(|(k, _)| tuner.label(search.choice(*k)).len())
         .max()
         .unwrap_or(10)
         .max(10);
@@ -453,7 +583,7 @@ fn table(
         let _ = writeln!(
             out,
             "{:<width$}  {:>10.4}  {:>9}  {:>7.2}×{}",
-            text(search.choice(*k)),
+            tuner.label(search.choice(*k)),
             ms,
             gflops,
             1.0 / score,
@@ -467,7 +597,7 @@ fn table(
         let _ = writeln!(
             out,
             "failed: {}: {}",
-            text(search.choice(k)),
+            tuner.label(search.choice(k)),
             reasons.get(&k).map_or("", String::as_str)
         );
     }

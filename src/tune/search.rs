@@ -73,6 +73,11 @@ impl Search {
         self.scores.iter().filter(|s| s.is_some()).count()
     }
 
+    /// Whether choice `i` has been measured (or failed).
+    pub fn was_measured(&self, i: usize) -> bool {
+        self.scores[i].is_some()
+    }
+
     /// The best choice so far and its score, once one is measured.
     pub fn best(&self) -> Option<(usize, f64)> {
         self.scores[self.best].flatten().map(|s| (self.best, s))

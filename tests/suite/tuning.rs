@@ -198,6 +198,67 @@ fn tuning_rejects_a_wrong_choice_records_the_best_and_is_used_by_later_runs() {
 }
 
 #[test]
+fn several_sketch_files_are_tuned_together_each_with_its_record() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tuning-several");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let program = write("scale.rise", SCALE);
+    let wrong = write("wrong.sk", WRONG_FOR_TWO);
+    // The same parameter, which this variant does not use: both of its choices are right.
+    let plain = write("plain.sk", "param P = 1 in [1, 2]\nstep s { sketch = ? }\n");
+    let other = write("other.sk", "param Q = 1 in [1, 2]\nstep s { sketch = ? }\n");
+    let record = dir.join("t.json");
+    let r = record.to_str().unwrap();
+    let args = |sketches: &[&str]| {
+        let mut a = vec!["tune", &program];
+        for s in sketches {
+            a.extend(["--sketch", s]);
+        }
+        a.extend([
+            "--trust-rule",
+            "extra",
+            "--size",
+            "n=4096",
+            "--batch",
+            "3",
+            "--rounds",
+            "1",
+            "--record",
+            r,
+        ]);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let a = args(&[&wrong, &plain]);
+    let out = risec_within(
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        Duration::from_secs(300),
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert!(text.contains("failed: wrong P=2"), "{text}");
+    assert!(text.contains("chosen for wrong: P=1"), "{text}");
+    assert!(text.contains("chosen for plain: P="), "{text}");
+    assert!(text.contains("fastest: "), "{text}");
+    let file = risec_bench::tuning::TuningFile::read(&record).unwrap();
+    let sketches: Vec<&str> = file.records.iter().map(|r| r.sketch.as_str()).collect();
+    assert_eq!(sketches, ["wrong.sk", "plain.sk"]);
+    // Variants with other parameters cannot be searched together.
+    let a = args(&[&wrong, &other]);
+    let out = risec(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("need the same parameters"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_sketch_without_tunable_parameters_is_refused_by_tune() {
     let out = risec(&[
         "tune",
