@@ -120,7 +120,32 @@ pub fn tuned_params(
             if !quiet {
                 eprintln!("{}", choice.describe());
             }
-            Ok(choice.record.params.clone().into_iter().collect())
+            // A parameter the sketch no longer has (the file was edited since) is left out,
+            // with a warning, rather than refused as a `--param` would be.
+            let space = crate::sketch::resolve::parameter_space(
+                std::path::Path::new(sketch),
+                program,
+                &Default::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            let tunable = space.tunable();
+            let (kept, dropped): (Vec<(String, u64)>, Vec<(String, u64)>) = choice
+                .record
+                .params
+                .clone()
+                .into_iter()
+                .partition(|(n, _)| tunable.contains(&n.as_str()));
+            for (n, _) in &dropped {
+                eprint!(
+                    "{}",
+                    crate::diagnostics::render_unplaced(
+                        crate::diagnostics::Severity::Warning,
+                        &format!("the tuning record sets `{n}`, which `{sketch}` does not declare as tunable: ignored"),
+                        &[]
+                    )
+                );
+            }
+            Ok(kept)
         }
         None => {
             eprint!(

@@ -76,6 +76,8 @@ fn parameter_errors_name_the_constraint_and_the_place() {
         stderr(&out)
     );
     let out = gemm_with("QQ=4");
+    // Only that error: the steps are not resolved without the parameters.
+    assert!(!stderr(&out).contains("unknown rule"), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("no parameter `QQ` (its parameters: MR, NR, KC, MC)"),
         "{}",
@@ -178,6 +180,19 @@ fn tuning_rejects_a_wrong_choice_records_the_best_and_is_used_by_later_runs() {
         "P=2",
     ]);
     assert!(stdout(&out).contains("x * 2.0 * 2.0"), "{}", stdout(&out));
+    // A record's parameter that the sketch no longer declares is left out, with a warning.
+    let mut edited = file.clone();
+    edited.records[0].params.insert("Z".into(), 3);
+    let edited_path = dir.join("edited.json");
+    std::fs::write(&edited_path, edited.to_json()).unwrap();
+    let e = edited_path.to_str().unwrap();
+    let out = risec(&[p, "--sketch", s, "--trust-rule", "extra", "--tuning", e]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("sets `Z`, which `") && stderr(&out).contains("ignored"),
+        "{}",
+        stderr(&out)
+    );
     // `risec bench` runs the tuned version beside the defaults.
     let out = risec(&[
         "bench",

@@ -119,7 +119,7 @@ pub fn load_with(
         r.collect(main);
     }
     let steps = match main {
-        Some(main) if r.errors.is_empty() => r.steps(main),
+        Some(main) if r.errors.is_empty() && r.plain_errors.is_empty() => r.steps(main),
         _ => Vec::new(),
     };
     if r.errors.is_empty() && r.plain_errors.is_empty() {
