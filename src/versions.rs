@@ -5,6 +5,7 @@
 use crate::core::TypedProgram;
 use crate::support::cleanup::WorkDir;
 use risec_bench::{Checked, UserBaseline, Verdict, Version};
+use risec_sketch::params::Assignment;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -129,7 +130,7 @@ pub fn tuned_params(
             )
             .map_err(|e| e.to_string())?;
             let tunable = space.tunable();
-            let (kept, dropped): (Vec<(String, u64)>, Vec<(String, u64)>) = choice
+            let (kept, dropped): (Assignment, Assignment) = choice
                 .record
                 .params
                 .clone()
