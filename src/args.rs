@@ -233,9 +233,11 @@ pub(super) enum Command {
     ///
     /// The sketch's tunable parameters (`param NAME = DEFAULT in [C, …]`) are searched: batches
     /// of choices within its constraints and budgets, each compiled with the best so far,
-    /// checked against the reference interpreter and the naive lowering, and timed; then the
-    /// best and the defaults once more side by side. The result is added to a tuning file
-    /// (`--record`), which the main job and `risec bench` take with `--tuning FILE`.
+    /// checked against the reference interpreter at a small size and against the defaults' C
+    /// at the tuned size, and timed; then the best and the defaults once more side by side.
+    /// The result is added to a tuning file (`--record`), which the main job and `risec bench`
+    /// take with `--tuning FILE`. Several `--sketch` variants with the same parameters are
+    /// searched together, each getting its record.
     Tune(super::tune::TuneArgs),
     /// Optimise linear-algebra expressions (`.la`, R/DML style) by relational equality
     /// saturation (SPORES) and prove `assert A == B` lines.

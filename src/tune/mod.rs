@@ -1,10 +1,12 @@
 //! `risec tune PROGRAM --sketch S.sk --size …`: the sketch's tunable parameters (`param NAME =
 //! V in [ … ]`) chosen for this machine and shape by measurement. Each batch of choices is
 //! searched, compiled into one driver with the incumbent, checked against the reference
-//! interpreter at small sizes and against the naive lowering at the tuned sizes, and timed
-//! ([`risec_bench`]'s harness); [`search::Search`] picks the batches. The best choice and the
-//! defaults are timed once more side by side, and the result is added to a tuning file
-//! ([`risec_bench::tuning`]), which the main job and `risec bench` read with `--tuning`.
+//! interpreter at small sizes and against the defaults' C (in double precision) at the tuned
+//! sizes, and timed ([`risec_bench`]'s harness); [`search::Search`] picks the batches. Per
+//! sketch file, the best choice and the defaults are timed once more side by side, and the
+//! result is added to a tuning file ([`risec_bench::tuning`]), which the main job and `risec
+//! bench` read with `--tuning`. Several sketch files with the same parameters are one search
+//! (the file is a pseudo-parameter, [`SKETCH`]).
 
 pub mod search;
 
