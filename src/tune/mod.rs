@@ -6,7 +6,7 @@
 //! sketch file, the best choice and the defaults are timed once more side by side, and the
 //! result is added to a tuning file ([`risec_bench::tuning`]), which the main job and `risec
 //! bench` read with `--tuning`. Several sketch files with the same parameters are one search
-//! (the file is a pseudo-parameter, [`SKETCH`]).
+//! (the file is a pseudo-parameter, `sketch`).
 
 pub mod search;
 
