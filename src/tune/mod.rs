@@ -91,6 +91,9 @@ struct Tuner<'a> {
     /// [`risec_bench::Kernels::reference`]); the defaults are checked against the interpreter
     /// in the first batch.
     reference: Option<TypedProgram>,
+    /// Each choice's version once searched (or why it has none): the incumbent runs in every
+    /// batch, and its sketch search is not repeated.
+    versions: std::collections::HashMap<Assignment, Result<Version, String>>,
 }
 
 /// Runs `risec tune`; the table, or an error.
@@ -133,8 +136,10 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
         runs: 0,
         flops,
         reference: None,
+        versions: std::collections::HashMap::new(),
     };
     tuner.reference = tuner.version(&all[0]).ok().map(|v| v.program);
+
     eprintln!(
         "tuning {} ({}) at {} with {} thread(s) on {}: {} choices of {} within the constraints and budgets",
         args.sketch.join(", "),
@@ -426,8 +431,18 @@ impl Tuner<'_> {
         }
     }
 
-    /// The program optimised by the sketch with the parameters of choice `c`.
-    fn version(&self, c: &Assignment) -> Result<Version, String> {
+    /// The program optimised by the sketch with the parameters of choice `c` (searched once).
+    fn version(&mut self, c: &Assignment) -> Result<Version, String> {
+        if let Some(known) = self.versions.get(c) {
+            return known.clone();
+        }
+        let found = self.search_version(c);
+        self.versions.insert(c.clone(), found.clone());
+        found
+    }
+
+    /// Runs the sketch's guide steps with the parameters of choice `c`.
+    fn search_version(&self, c: &Assignment) -> Result<Version, String> {
         let options = crate::SketchOptions {
             trusted_rules: self.args.trust_rule.clone(),
             params: params_of(c),

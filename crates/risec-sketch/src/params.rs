@@ -209,14 +209,14 @@ impl ParamSpace {
     /// budgets, as the values given (tunable parameters only); at most [`MAX_CHOICES`] are
     /// tried.
     pub fn choices(&self) -> Vec<Assignment> {
+        let defaults = self.evaluate(&[]).ok();
         let lists: Vec<(String, Vec<u64>)> = self
             .params
             .iter()
             .filter_map(|p| {
                 let cands = p.candidates.as_ref()?;
-                let default = self
-                    .evaluate(&[])
-                    .ok()
+                let default = defaults
+                    .as_ref()
                     .and_then(|vs| vs.iter().find(|(n, _)| *n == p.name).map(|(_, v)| *v));
                 let mut list: Vec<u64> = default.into_iter().collect();
                 list.extend(cands.iter().filter(|c| Some(**c) != default));
