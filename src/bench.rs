@@ -6,8 +6,8 @@
 use crate::core::TypedProgram;
 use crate::support::output::{check_not_inputs, check_writable, write_atomically};
 use crate::versions::{
-    check_lines, check_sizes, load_version, run_sizes, sizes_text, sketch_version_with,
-    tuned_params, tuned_sketch_version, user_baseline, work_dir,
+    check_lines, check_sizes, driver_bytes, load_version, run_sizes, sizes_text,
+    sketch_version_with, tuned_params, tuned_sketch_version, user_baseline, work_dir,
 };
 use risec_bench::{presets, Kernels, Oracle, Version};
 use std::fmt::Write as _;
@@ -254,19 +254,7 @@ pub fn bench(args: &BenchArgs) -> Result<String, String> {
             eprintln!("OpenBLAS: using its {core} kernels (OPENBLAS_CORETYPE={core}; set OPENBLAS_CORETYPE to choose others)");
         }
     }
-    // What the driver allocates: the arrays of one call, the reference's output and a copy of
-    // the same bytes; refused at once where the machine does not have that much memory.
-    let array_bytes = built.shape.bytes(&sizes).ok().map(|b| b.saturating_mul(2));
-    if let (Some(need), Some(have)) = (array_bytes, crate::support::memory::machine_memory()) {
-        if need > have {
-            return Err(format!(
-                "error: the arrays at {} need {}, more than this machine's {} of memory: give a smaller `--size`",
-                sizes_text(&program, &sizes),
-                crate::support::units::format_bytes(need),
-                crate::support::units::format_bytes(have)
-            ));
-        }
-    }
+    let array_bytes = driver_bytes(&program, &sizes)?;
     if let Some(warning) = naive_warning(built.flops(&sizes)) {
         eprint!("{warning}");
     }

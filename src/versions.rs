@@ -238,6 +238,27 @@ pub fn run_sizes(p: &TypedProgram, text: &str) -> Result<Vec<u64>, String> {
     Ok(sizes)
 }
 
+/// What a benchmark driver allocates at `sizes`: the arrays of one call, the reference's output
+/// and a copy of the same bytes (`None` when the interface cannot say); an error, before
+/// anything is built, where the machine does not have that much memory.
+pub fn driver_bytes(p: &TypedProgram, sizes: &[u64]) -> Result<Option<u64>, String> {
+    let need = risec_bench::shape::Shape::of(p)
+        .ok()
+        .and_then(|shape| shape.bytes(sizes).ok())
+        .map(|b| b.saturating_mul(2));
+    if let (Some(need), Some(have)) = (need, crate::support::memory::machine_memory()) {
+        if need > have {
+            return Err(format!(
+                "error: the arrays at {} need {}, more than this machine's {} of memory: give a smaller `--size`",
+                sizes_text(p, sizes),
+                crate::support::units::format_bytes(need),
+                crate::support::units::format_bytes(have)
+            ));
+        }
+    }
+    Ok(need)
+}
+
 /// The sizes as `m=…,n=…`, in the order of the program's size parameters.
 pub fn sizes_text(p: &TypedProgram, sizes: &[u64]) -> String {
     p.size_params

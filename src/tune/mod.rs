@@ -117,6 +117,7 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
     };
     let program = crate::load_program(&args.program, None).map_err(|e| e.to_string())?;
     let sizes = run_sizes(&program, &args.size)?;
+    crate::versions::driver_bytes(&program, &sizes)?;
     let small = check_sizes(&program, args.check_size.as_deref())?;
     let machine = Machine::host();
     let options = crate::SketchOptions {
@@ -138,6 +139,15 @@ pub fn tune(args: &TuneArgs) -> Result<String, String> {
         reference: None,
         versions: std::collections::HashMap::new(),
     };
+    // The first file's defaults are the reference; a sketch that does not load for this
+    // program (another program's sketch, a typo) is reported whole, before any search.
+    let first = crate::SketchOptions {
+        params: params_of(&all[0]),
+        ..options.clone()
+    };
+    if let Err(e) = crate::load_sketch_with(&args.sketch[0], &tuner.program, &first) {
+        return Err(e.to_string());
+    }
     tuner.reference = tuner.version(&all[0]).ok().map(|v| v.program);
 
     eprintln!(

@@ -274,6 +274,48 @@ fn several_sketch_files_are_tuned_together_each_with_its_record() {
 }
 
 #[test]
+fn tune_refuses_another_programs_sketch_and_arrays_larger_than_memory_before_any_search() {
+    let record = temp_file("refused.json", b"{\"records\": []}");
+    let r = record.to_str().unwrap();
+    let sketch = "sketches/matmul/register-blocking-avx512.sk";
+    // The matmul sketch names `n`, which the matrix-vector product does not have: the whole
+    // diagnostic, with the place in the sketch's library.
+    let out = risec(&[
+        "tune",
+        "examples/matvec.rise",
+        "--sketch",
+        sketch,
+        "--size",
+        "m=64,k=64",
+        "--record",
+        r,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("unknown size `n`") && err.contains("lib.sk:"),
+        "{err}"
+    );
+    assert!(!err.contains("batch 1"), "{err}");
+    let out = risec(&[
+        "tune",
+        "examples/matmul.rise",
+        "--sketch",
+        sketch,
+        "--size",
+        "m=200000,n=200000,k=200000",
+        "--record",
+        r,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("more than this machine's"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_sketch_without_tunable_parameters_is_refused_by_tune() {
     let out = risec(&[
         "tune",
