@@ -246,6 +246,15 @@ pub(super) enum Command {
     /// model's figures), then one line per assertion. Exits with 0 when every assertion is
     /// proven, 2 when one is not, 1 on errors. See docs/la.md.
     La(super::la::LaArgs),
+    /// Optimise a tensor computation graph (`.graph`: inputs, weights, operators, outputs) by
+    /// equality saturation with TASO-style substitutions, the e-graph built by Monte Carlo tree
+    /// search or in TENSAT's order.
+    ///
+    /// Prints the optimised graph as `.graph` text, and on standard error the rules applied,
+    /// the e-graph's size, `estimated cost: ORIGINAL -> OPTIMISED` (the cost model's
+    /// microseconds) and the check against the graph as written. `--compare N` prints a table
+    /// of both strategies instead. See docs/graphs.md.
+    Graph(super::graph::GraphArgs),
     /// List the rewrite rules: name with size parameters, description and shape.
     Rules,
     /// List the cost models a sketch step may name (`cost = …`).

@@ -30,6 +30,7 @@ mod check;
 mod compile;
 mod emit_c;
 mod eval;
+pub mod graph;
 pub mod la;
 mod print;
 mod prove;
@@ -118,6 +119,10 @@ fn run(command: Command) -> ExitCode {
         Command::Bench(args) => bench(&args).map(ok),
         Command::Verify(args) => verify(&args).map(ok),
         Command::Tune(args) => tune(&args).map(ok),
+        Command::Graph(args) => graph::run(&args).map(|out| {
+            eprint!("{}", out.stderr);
+            (out.stdout, ExitCode::SUCCESS)
+        }),
         Command::La(args) => la::la(&args).map(|out| {
             eprint!("{}", out.stderr);
             (out.stdout, ExitCode::from(out.code))

@@ -20,6 +20,7 @@ mod entry_params;
 mod fuzz;
 mod generated;
 mod generic_bench;
+mod graph;
 mod kernels;
 mod la;
 mod long_programs;

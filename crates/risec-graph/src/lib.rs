@@ -1,0 +1,204 @@
+//! The tensor-graph front end: `risec graph FILE.graph`.
+//!
+//! Inference graphs (a network's block: inputs, weights, named operators, outputs) optimised
+//! by equality saturation with TASO-style substitutions, the e-graph built either in TENSAT's
+//! fixed rule order or by Monte Carlo tree search (the third paper of the project, `../papers`:
+//! Hartmann, He and Yoneki, PACT'24), then extracted under a cost model that counts shared
+//! values once. The data path, one module per stage:
+//!
+//! ```text
+//! .graph ─ lexer (logos) + parser ─▶ ast ─ check (names, operators, attributes, shapes) ─▶ Graph
+//!   ─ lang (e-graph language, shapes and constancy per class) ─ rules (single- and
+//!     multi-pattern, each validated: validate) ─ construct (TENSAT order | MCTS) ─▶ e-graph
+//!   ─ extract (greedy DAG under cost) ─▶ optimised graph ─ print (.graph text), eval (reference)
+//! ```
+//!
+//! ```
+//! use risec_graph as graph;
+//!
+//! let text = "input x : 64 x 256\nweight wq : 256 x 64\nweight wk : 256 x 64\n\
+//!             let q = matmul(x, wq)\nlet k = matmul(x, wk)\noutput q, k";
+//! let file = risec_core::diagnostics::SourceFile::new("qk.graph", text);
+//! let g = graph::parse(&file).unwrap();
+//! let opt = graph::optimize(&g, &graph::Options::default()).unwrap();
+//! assert!(opt.cost < opt.original_cost); // one product by the weights side by side
+//! assert!(graph::check(&g, &opt.expr, 1) < 1e-9);
+//! ```
+
+mod ast;
+mod check;
+pub mod construct;
+pub mod cost;
+pub mod eval;
+pub mod extract;
+pub mod lang;
+mod lexer;
+mod parser;
+mod print;
+pub mod rules;
+mod shape;
+pub mod validate;
+
+pub use check::Graph;
+pub use construct::{Limits, Stop, Strategy};
+pub use print::print;
+
+use egg::RecExpr;
+use lang::{GraphAnalysis, GraphEGraph, TensorLang};
+use risec_core::diagnostics::{Diagnostic, SourceFile};
+use std::time::{Duration, Instant};
+
+/// A `.graph` file that could not be read, parsed or checked.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    /// The file could not be read.
+    #[error("error: cannot read `{path}`: {source}")]
+    Read {
+        /// The path given.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not UTF-8 text.
+    #[error(transparent)]
+    NotUtf8(#[from] risec_core::diagnostics::utf8::NotUtf8),
+    /// Parse or check errors, rendered against the file.
+    #[error("{}", .file.render(.diagnostics).trim_end())]
+    Invalid {
+        /// The file.
+        file: SourceFile,
+        /// What is wrong, each at its place.
+        diagnostics: Vec<Diagnostic>,
+    },
+}
+
+/// Parses and checks `.graph` text.
+pub fn parse(file: &SourceFile) -> Result<Graph, GraphError> {
+    let invalid = |diagnostics| GraphError::Invalid {
+        file: file.clone(),
+        diagnostics,
+    };
+    let stmts = parser::parse_file(&file.text).map_err(invalid)?;
+    check::check(&stmts).map_err(invalid)
+}
+
+/// Reads, parses and checks the `.graph` file at `path`.
+pub fn load(path: &std::path::Path) -> Result<Graph, GraphError> {
+    let bytes = std::fs::read(path).map_err(|source| GraphError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    parse(&risec_core::diagnostics::utf8::source_from_bytes(
+        path.display().to_string(),
+        bytes,
+    )?)
+}
+
+/// How a graph is optimised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// How the e-graph is built.
+    pub strategy: Strategy,
+    /// Its limits.
+    pub limits: Limits,
+    /// The seed of MCTS.
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            strategy: Strategy::Tensat {
+                multi_iterations: 1,
+            },
+            limits: Limits::default(),
+            seed: 0,
+        }
+    }
+}
+
+/// MCTS as in the paper's experiments: 128 simulations per applied rule, rollouts of 10.
+pub const MCTS_DEFAULT: Strategy = Strategy::Mcts {
+    budget: 128,
+    depth: 10,
+    exploration: 0.5,
+};
+
+/// An optimised graph.
+#[derive(Clone, Debug)]
+pub struct Optimized {
+    /// The graph; its last node is `outputs`.
+    pub expr: RecExpr<TensorLang>,
+    /// Its estimated cost (µs, [`cost`]).
+    pub cost: f64,
+    /// The estimated cost of the graph as written.
+    pub original_cost: f64,
+    /// E-nodes and e-classes at the end.
+    pub enodes: usize,
+    /// E-classes at the end.
+    pub eclasses: usize,
+    /// What the construction did.
+    pub built: construct::Built,
+    /// Time of the construction and extraction.
+    pub time: Duration,
+}
+
+/// Why a graph could not be optimised.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OptimizeError {
+    /// Extraction found no graph (never for a checked graph: the original is in the e-graph).
+    #[error("no graph could be extracted")]
+    NoGraph,
+}
+
+/// Optimises `graph` with every rule of [`rules::all`].
+pub fn optimize(graph: &Graph, options: &Options) -> Result<Optimized, OptimizeError> {
+    let start = Instant::now();
+    let mut egraph = GraphEGraph::new(GraphAnalysis {
+        decls: graph.decls.clone(),
+    });
+    let root = egraph.add_expr(&graph.expr);
+    egraph.rebuild();
+    let original_cost = extract::cost_of(&egraph, &graph.expr);
+    let rules = rules::all();
+    let built = construct::construct(
+        &mut egraph,
+        root,
+        &rules,
+        options.strategy,
+        &options.limits,
+        options.seed,
+    );
+    let best = extract::best(&egraph, egraph.find(root), extract::FINAL_MOVES)
+        .ok_or(OptimizeError::NoGraph)?;
+    // Extraction is greedy: the graph as written is the fallback, never a worse one.
+    let (expr, cost) = if best.cost <= original_cost {
+        (best.expr, best.cost)
+    } else {
+        (graph.expr.clone(), original_cost)
+    };
+    Ok(Optimized {
+        expr,
+        cost,
+        original_cost,
+        enodes: egraph.total_number_of_nodes(),
+        eclasses: egraph.number_of_classes(),
+        built,
+        time: start.elapsed(),
+    })
+}
+
+/// The largest relative difference between `graph`'s outputs and `expr`'s on random inputs
+/// (seeded), by the reference evaluation.
+pub fn check(graph: &Graph, expr: &RecExpr<TensorLang>, seed: u64) -> f64 {
+    let inputs = eval::random_inputs(&graph.decls, &graph.order, seed);
+    let want = eval::eval(&graph.expr, &inputs);
+    let got = eval::eval(expr, &inputs);
+    if want.len() != got.len() {
+        return f64::INFINITY;
+    }
+    want.iter()
+        .zip(&got)
+        .map(|(w, g)| g.distance(w))
+        .fold(0.0, f64::max)
+}

@@ -1,0 +1,239 @@
+//! `risec graph FILE.graph`: optimise a tensor graph by equality saturation, the e-graph built
+//! in TENSAT's order or by MCTS (see docs/graphs.md).
+
+use risec_graph::{self as graph, construct::Built, Limits, Options, Strategy};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// The options of `risec graph`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GraphArgs {
+    /// The `.graph` file.
+    #[arg(required_unless_present = "rules")]
+    pub file: Option<String>,
+    /// How the e-graph is built: `mcts` (Monte Carlo tree search over rule applications) or
+    /// `tensat` (multi-pattern rules first, then every single-pattern rule, in a fixed order).
+    #[arg(long, value_name = "WHICH", default_value = "mcts", value_parser = ["mcts", "tensat"])]
+    pub strategy: String,
+    /// MCTS: simulations before each applied rule.
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    pub budget: usize,
+    /// MCTS: rules applied per simulation (rollout).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub depth: usize,
+    /// MCTS: UCB1's exploration constant.
+    #[arg(long, value_name = "C", default_value_t = 0.5)]
+    pub exploration: f64,
+    /// TENSAT's order: iterations in which the multi-pattern rules are applied.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub multi_iterations: usize,
+    /// E-node limit: no rule is applied past it.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().nodes)]
+    pub nodes: usize,
+    /// Iterations of TENSAT's order; rules applied by MCTS.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().iterations)]
+    pub iterations: usize,
+    /// Merges per application of a multi-pattern rule.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().merges)]
+    pub merges: usize,
+    /// Time limit of the construction, e.g. `60s`.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::support::units::parse_duration)]
+    pub time: Duration,
+    /// Seed of MCTS and of the check's random inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Compare the strategies instead of printing a graph: TENSAT's order once and MCTS with
+    /// seeds 0 … N−1, a table of estimated cost, e-nodes, rules applied and time.
+    #[arg(long, value_name = "N")]
+    pub compare: Option<u64>,
+    /// Do not check the optimised graph against the graph as written (the reference
+    /// evaluation on random inputs).
+    #[arg(long)]
+    pub no_check: bool,
+    /// Write the optimised graph to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE.graph")]
+    pub output: Option<String>,
+    /// List the rules, each checked on its example against the reference evaluation.
+    #[arg(long)]
+    pub rules: bool,
+}
+
+fn options(args: &GraphArgs, strategy: &str, seed: u64) -> Options {
+    let strategy = if strategy == "tensat" {
+        Strategy::Tensat {
+            multi_iterations: args.multi_iterations,
+        }
+    } else {
+        Strategy::Mcts {
+            budget: args.budget,
+            depth: args.depth,
+            exploration: args.exploration,
+        }
+    };
+    Options {
+        strategy,
+        limits: Limits {
+            nodes: args.nodes,
+            iterations: args.iterations,
+            time: args.time,
+            merges: args.merges,
+        },
+        seed,
+    }
+}
+
+fn stop_word(built: &Built) -> &'static str {
+    match built.stop {
+        graph::Stop::Saturated => "saturated",
+        graph::Stop::Nodes => "node limit",
+        graph::Stop::Iterations => "iteration limit",
+        graph::Stop::Time => "time limit",
+    }
+}
+
+/// What `risec graph` prints: standard output and standard error.
+#[derive(Clone, Debug, Default)]
+pub struct GraphOutput {
+    /// The optimised graph (unless `-o`), the rules list or the comparison table.
+    pub stdout: String,
+    /// What the optimisation did.
+    pub stderr: String,
+}
+
+/// Runs `risec graph`; errors are rendered messages.
+pub fn run(args: &GraphArgs) -> Result<GraphOutput, String> {
+    let mut out = GraphOutput::default();
+    if args.rules {
+        for rule in graph::rules::all() {
+            let verdict = match graph::validate::check_rule(&rule, &[1, 2, 3]) {
+                Ok(_) => "ok".to_string(),
+                Err(e) => format!("FAILED: {e}"),
+            };
+            let kind = if rule.is_multi() { "multi" } else { "single" };
+            let _ = writeln!(
+                out.stdout,
+                "{:<22} {kind:<6} {verdict:<4} {}",
+                rule.name, rule.doc
+            );
+        }
+        return Ok(out);
+    }
+    let file = args
+        .file
+        .as_deref()
+        .expect("clap requires the file without --rules");
+    let g = graph::load(std::path::Path::new(file)).map_err(|e| e.to_string())?;
+    if let Some(seeds) = args.compare {
+        out.stdout = compare(args, &g, seeds)?;
+        return Ok(out);
+    }
+    let opt = graph::optimize(&g, &options(args, &args.strategy, args.seed))
+        .map_err(|e| e.to_string())?;
+    let _ = writeln!(
+        out.stderr,
+        "{}: {} rules applied ({}), stopped: {}; {} e-nodes, {} e-classes; {:.2} s",
+        args.strategy,
+        opt.built.applied.len(),
+        summary(&opt.built.applied),
+        stop_word(&opt.built),
+        opt.enodes,
+        opt.eclasses,
+        opt.time.as_secs_f64()
+    );
+    let _ = writeln!(
+        out.stderr,
+        "estimated cost: {:.1} µs as written -> {:.1} µs optimised ({:.2}x)",
+        opt.original_cost,
+        opt.cost,
+        opt.original_cost / opt.cost.max(1e-9)
+    );
+    if !args.no_check {
+        let d = graph::check(&g, &opt.expr, args.seed);
+        if d.is_nan() || d > 1e-4 {
+            return Err(format!(
+                "error: the optimised graph's outputs differ from the graph as written by {d:e} (relative) on random inputs (seed {}); this is a bug of a rule",
+                args.seed
+            ));
+        }
+        let _ = writeln!(out.stderr, "check: the outputs agree with the graph as written within {d:.1e} (random inputs, seed {})", args.seed);
+    }
+    let text = graph::print(&g, &opt.expr);
+    match &args.output {
+        Some(path) => {
+            crate::support::output::write_atomically(std::path::Path::new(path), &text)
+                .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+            let _ = writeln!(out.stderr, "wrote {path}");
+        }
+        None => out.stdout = text,
+    }
+    Ok(out)
+}
+
+/// Rules applied, each with its count, in order of first use.
+fn summary(applied: &[&'static str]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in applied {
+        match counts.iter_mut().find(|(n, _)| n == r) {
+            Some(c) => c.1 += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(n, c)| {
+            if *c > 1 {
+                format!("{n} ×{c}")
+            } else {
+                n.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn compare(args: &GraphArgs, g: &graph::Graph, seeds: u64) -> Result<String, String> {
+    let mut rows = Vec::new();
+    let mut t = String::new();
+    let _ = writeln!(t, "| strategy | seed | estimated µs | × as written | e-nodes | rules applied | stop | time s |");
+    let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
+    let runs = std::iter::once(("tensat", 0)).chain((0..seeds).map(|s| ("mcts", s)));
+    for (strategy, seed) in runs {
+        let opt = graph::optimize(g, &options(args, strategy, seed)).map_err(|e| e.to_string())?;
+        let d = graph::check(g, &opt.expr, seed);
+        if d.is_nan() || d > 1e-4 {
+            return Err(format!(
+                "error: {strategy} (seed {seed}) gave a graph whose outputs differ by {d:e}"
+            ));
+        }
+        let _ = writeln!(
+            t,
+            "| {strategy} | {} | {:.1} | {:.3} | {} | {} | {} | {:.2} |",
+            if strategy == "tensat" {
+                "–".to_string()
+            } else {
+                seed.to_string()
+            },
+            opt.cost,
+            opt.original_cost / opt.cost.max(1e-9),
+            opt.enodes,
+            opt.built.applied.len(),
+            stop_word(&opt.built),
+            opt.time.as_secs_f64()
+        );
+        if strategy == "mcts" {
+            rows.push((opt.cost, opt.time.as_secs_f64()));
+        }
+    }
+    if !rows.is_empty() {
+        let n = rows.len() as f64;
+        let mean = rows.iter().map(|r| r.0).sum::<f64>() / n;
+        let sd = (rows.iter().map(|r| (r.0 - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let time = rows.iter().map(|r| r.1).sum::<f64>() / n;
+        let _ = writeln!(
+            t,
+            "\nmcts over {} seeds: estimated {mean:.1} ± {sd:.1} µs, {time:.2} s on average",
+            rows.len()
+        );
+    }
+    Ok(t)
+}

@@ -1,0 +1,210 @@
+//! `risec graph`: tensor graphs parsed and checked with errors at their place, every rule
+//! validated, both construction strategies on the shipped workloads giving graphs that agree
+//! with the graph as written, and the optimised graph printed as a file that reads back.
+
+use crate::common::{risec, stderr, stdout, temp_file};
+use risec::SourceFile;
+use risec_graph::{self as graph, Limits, Options, Strategy};
+use std::time::Duration;
+
+const WORKLOADS: [&str; 5] = ["nasrnn", "resnext", "bert", "inception", "squeezenet"];
+
+fn load(name: &str) -> graph::Graph {
+    graph::load(std::path::Path::new(&format!(
+        "{}/examples/graphs/{name}.graph",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap()
+}
+
+/// Small search budgets: what the tests check does not depend on the budget's size.
+fn quick(strategy: Strategy) -> Options {
+    Options {
+        strategy,
+        limits: Limits {
+            nodes: 600,
+            iterations: 6,
+            time: Duration::from_secs(60),
+            merges: 8,
+        },
+        seed: 1,
+    }
+}
+
+const QUICK_MCTS: Strategy = Strategy::Mcts {
+    budget: 6,
+    depth: 3,
+    exploration: 0.5,
+};
+const TENSAT: Strategy = Strategy::Tensat {
+    multi_iterations: 1,
+};
+
+#[test]
+fn shape_errors_are_reported_at_their_statement() {
+    let path = temp_file(
+        "bad-shapes.graph",
+        b"input x : 4 x 5\nweight w : 4 x 5\nlet y = matmul(x, w)\noutput y\n",
+    );
+    let out = risec(&["graph", path.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad-shapes.graph:3:"), "{err}");
+    assert!(err.contains("matmul of 4 x 5 by 4 x 5"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn names_operators_and_attributes_are_checked() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "input x : 4 x 5\nlet y = relu(z)\noutput y",
+            "unknown value `z`",
+        ),
+        (
+            "input x : 4 x 5\nlet y = gelu(x)\noutput y",
+            "unknown operator `gelu`",
+        ),
+        (
+            "input x : 4 x 5\nlet y = relu(x, stride=2)\noutput y",
+            "`relu` has no attribute `stride`",
+        ),
+        (
+            "input x : 4 x 5\nlet y = relu(x)\nlet y = relu(x)\noutput y",
+            "`y` is defined twice",
+        ),
+        (
+            "input x : 4 x 5\nlet a, b = split(x, axis=1, at=5)\noutput a",
+            "0 < at < its size",
+        ),
+        ("input x : 4 x 5\nlet y = relu(x)", "no `output` statement"),
+    ];
+    for (text, want) in cases {
+        let file = SourceFile::new("case.graph", text);
+        let err = graph::parse(&file).unwrap_err().to_string();
+        assert!(err.contains(want), "{text}\n---\n{err}");
+        assert!(err.contains("case.graph:"), "{err}");
+    }
+}
+
+#[test]
+fn every_rule_is_listed_and_valid() {
+    let out = risec(&["graph", "--rules"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(text.lines().count(), graph::rules::all().len(), "{text}");
+    assert!(text.lines().all(|l| l.contains(" ok ")), "{text}");
+    assert!(
+        text.contains("merge-matmuls") && text.contains("multi"),
+        "{text}"
+    );
+}
+
+#[test]
+fn both_strategies_optimise_every_workload_and_agree_with_it() {
+    for name in WORKLOADS {
+        let g = load(name);
+        for strategy in [TENSAT, QUICK_MCTS] {
+            let opt = graph::optimize(&g, &quick(strategy)).unwrap();
+            assert!(opt.cost <= opt.original_cost, "{name} {strategy:?}");
+            assert!(
+                !opt.built.applied.is_empty(),
+                "{name} {strategy:?}: no rule applied"
+            );
+            let d = graph::check(&g, &opt.expr, 7);
+            assert!(d < 1e-9, "{name} {strategy:?}: differs by {d}");
+        }
+    }
+}
+
+#[test]
+fn products_and_convolutions_sharing_an_input_are_merged() {
+    // BERT's queries and keys, and the Inception module's 1x1 reductions, become one wider
+    // operator each: the estimated cost falls.
+    for name in ["bert", "inception"] {
+        let g = load(name);
+        let opt = graph::optimize(&g, &quick(TENSAT)).unwrap();
+        assert!(
+            opt.cost < opt.original_cost * 0.99,
+            "{name}: {} -> {}",
+            opt.original_cost,
+            opt.cost
+        );
+        let text = graph::print(&g, &opt.expr);
+        assert!(
+            text.contains("concat(") && text.contains("split("),
+            "{name}: {text}"
+        );
+    }
+}
+
+#[test]
+fn mcts_is_reproducible_for_a_seed() {
+    let g = load("squeezenet");
+    let a = graph::optimize(&g, &quick(QUICK_MCTS)).unwrap();
+    let b = graph::optimize(&g, &quick(QUICK_MCTS)).unwrap();
+    assert_eq!(a.built.applied, b.built.applied);
+    assert_eq!(a.expr.to_string(), b.expr.to_string());
+}
+
+#[test]
+fn the_printed_graph_reads_back_with_the_same_cost() {
+    let out_path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bert-opt.graph");
+    let _ = std::fs::remove_file(&out_path);
+    let out = risec(&[
+        "graph",
+        "examples/graphs/bert.graph",
+        "--strategy",
+        "tensat",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("estimated cost:") && err.contains("check: the outputs agree"),
+        "{err}"
+    );
+    let back = graph::load(&out_path).unwrap();
+    let original = load("bert");
+    assert!(graph::check(&original, &back.expr, 3) < 1e-9);
+    let again = graph::optimize(
+        &back,
+        &Options {
+            limits: Limits {
+                iterations: 0,
+                ..Limits::default()
+            },
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let opt = graph::optimize(&original, &quick(TENSAT)).unwrap();
+    assert!(
+        (again.original_cost - opt.cost).abs() < 1e-6 * opt.cost,
+        "{} vs {}",
+        again.original_cost,
+        opt.cost
+    );
+}
+
+#[test]
+fn compare_prints_both_strategies() {
+    let out = risec(&[
+        "graph",
+        "examples/graphs/squeezenet.graph",
+        "--compare",
+        "2",
+        "--budget",
+        "4",
+        "--depth",
+        "2",
+        "--iterations",
+        "4",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(text.matches("| mcts |").count(), 2, "{text}");
+    assert_eq!(text.matches("| tensat |").count(), 1, "{text}");
+    assert!(text.contains("mcts over 2 seeds"), "{text}");
+}
