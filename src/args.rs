@@ -52,7 +52,7 @@ equivalent programs (rules, costs, prove), compile low-level programs to C (emit
 of any program's versions against the interpreter (verify) and time it beside the naive \
 lowering, a memcpy of the same bytes, OpenBLAS and your C (bench), \
 choose a sketch's parameters for the machine and shape by measurement (tune), and optimise \
-linear-algebra expressions (la).
+linear-algebra expressions (la) and tensor graphs of neural networks (graph).
 
 The language: docs/language.md. Sketches: docs/sketches.md. Examples: examples/*.rise.
 Exit status: 0 on success, 1 on errors, 2 when a sketch or `prove`'s goal is not reached.";
