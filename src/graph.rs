@@ -50,9 +50,29 @@ pub struct GraphArgs {
     /// evaluation on random inputs).
     #[arg(long)]
     pub no_check: bool,
-    /// Write the optimised graph to this file instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE.graph")]
+    /// Write the optimised graph to this file instead of standard output: as `.graph` text, or
+    /// as C when the name ends in `.c` (with its header beside it, `.h`: the functions
+    /// `NAME_prepare`, `NAME` and `NAME_release`, NAME the file's stem).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
+    /// Compile the graph as written and the optimised graph to C, check both against the
+    /// reference evaluation on random inputs and time them.
+    #[arg(long)]
+    pub bench: bool,
+    /// With `--bench`: calls timed per graph (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub rounds: usize,
+    /// With `--bench`: OpenMP threads.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// The folder of shipped sketches whose files compile the operators (the GEMM, the
+    /// convolutions, softmax, layer normalisation); without it, every operator is the naive
+    /// lowering of its Rise program.
+    #[arg(long, value_name = "DIR", default_value = "sketches")]
+    pub sketches: String,
+    /// With `--bench`: build and run the C under AddressSanitizer and UndefinedBehaviorSanitizer.
+    #[arg(long, requires = "bench")]
+    pub sanitize: bool,
     /// List the rules, each checked on its example against the reference evaluation.
     #[arg(long)]
     pub rules: bool,
@@ -157,14 +177,105 @@ pub fn run(args: &GraphArgs) -> Result<GraphOutput, String> {
         }
         let _ = writeln!(out.stderr, "check: the outputs agree with the graph as written within {d:.1e} (random inputs, seed {})", args.seed);
     }
-    let text = graph::print(&g, &opt.expr);
+    let sketches = std::path::Path::new(&args.sketches);
+    let sketches = sketches.is_dir().then_some(sketches);
+    if args.bench {
+        let dir = crate::support::cleanup::WorkDir::new()
+            .map_err(|e| format!("error: cannot make a directory: {e}"))?;
+        let options = graph::codegen::bench::BenchOptions {
+            rounds: args.rounds.max(1),
+            threads: args.threads.max(1),
+            seed: args.seed,
+            sketches,
+            sanitize: args.sanitize,
+        };
+        let t = graph::codegen::bench::run(&g, &opt.expr, &options, dir.path()).map_err(|e| {
+            if e.starts_with("error") {
+                e
+            } else {
+                format!("error: {e}")
+            }
+        })?;
+        for (which, e) in [("as written", t.errors.0), ("optimised", t.errors.1)] {
+            if e.is_nan() || e > graph::codegen::bench::TOLERANCE {
+                return Err(format!("error: the C of the graph {which} differs from the reference evaluation by {e:e} (relative)"));
+            }
+        }
+        let _ = writeln!(
+            out.stdout,
+            "| graph | estimated µs | measured ms (median of {}, {} thread{}) | prepare ms | error vs reference |\n| --- | ---: | ---: | ---: | ---: |\n| as written | {:.1} | {:.3} | {:.3} | {:.1e} |\n| optimised | {:.1} | {:.3} | {:.3} | {:.1e} |\nspeed-up: {:.2}x measured, {:.2}x estimated",
+            t.rounds,
+            args.threads.max(1),
+            if args.threads > 1 { "s" } else { "" },
+            opt.original_cost,
+            t.original_ms,
+            t.prepare_ms.0,
+            t.errors.0,
+            opt.cost,
+            t.optimised_ms,
+            t.prepare_ms.1,
+            t.errors.1,
+            t.original_ms / t.optimised_ms.max(1e-9),
+            opt.original_cost / opt.cost.max(1e-9)
+        );
+        let naive: Vec<&str> = t
+            .kernels
+            .iter()
+            .filter(|k| k.1.is_none())
+            .map(|k| k.0.as_str())
+            .collect();
+        let _ = writeln!(
+            out.stderr,
+            "kernels: {} ({} by a shipped sketch; naive lowering: {})",
+            t.kernels.len(),
+            t.kernels.len() - naive.len(),
+            if naive.is_empty() {
+                "none".to_string()
+            } else {
+                naive.join(", ")
+            }
+        );
+        return Ok(out);
+    }
     match &args.output {
+        Some(path) if path.ends_with(".c") => {
+            let p = std::path::Path::new(path);
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
+            let function: String = stem
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let function = if function.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("g_{function}")
+            } else {
+                function
+            };
+            let header_path = p.with_extension("h");
+            let header_name = header_path
+                .file_name()
+                .and_then(|s| s.to_str())
+                .unwrap_or("graph.h")
+                .to_string();
+            let c = graph::codegen::c_file(&function, &header_name, &g, &opt.expr, sketches)
+                .map_err(|e| format!("error: {e}"))?;
+            crate::support::output::write_all_atomically(&[
+                (p, c.source.as_str()),
+                (header_path.as_path(), c.header.as_str()),
+            ])
+            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+            let _ = writeln!(
+                out.stderr,
+                "wrote {path} and {}: {function}_prepare, {function}, {function}_release",
+                header_path.display()
+            );
+        }
         Some(path) => {
+            let text = graph::print(&g, &opt.expr);
             crate::support::output::write_atomically(std::path::Path::new(path), &text)
                 .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
             let _ = writeln!(out.stderr, "wrote {path}");
         }
-        None => out.stdout = text,
+        None => out.stdout = graph::print(&g, &opt.expr),
     }
     Ok(out)
 }

@@ -225,3 +225,78 @@ fn compare_prints_both_strategies() {
     assert_eq!(text.matches("| tensat |").count(), 1, "{text}");
     assert!(text.contains("mcts over 2 seeds"), "{text}");
 }
+
+#[test]
+fn every_operator_compiles_to_c_that_agrees_with_the_reference() {
+    // With the shipped sketches and with the naive lowering of every kernel, under the
+    // sanitizers: both graphs' outputs are checked against the reference evaluation by the
+    // command itself (an error above 1e-4 fails it).
+    for sketches in ["sketches", "no-such-folder"] {
+        let out = risec(&[
+            "graph",
+            "tests/graphs/every-op.graph",
+            "--bench",
+            "--strategy",
+            "tensat",
+            "--rounds",
+            "1",
+            "--sanitize",
+            "--sketches",
+            sketches,
+        ]);
+        let (text, err) = (stdout(&out), stderr(&out));
+        assert_eq!(out.status.code(), Some(0), "{sketches}: {err}");
+        assert!(
+            text.contains("| as written |") && text.contains("| optimised |"),
+            "{text}"
+        );
+        assert!(
+            !err.contains("runtime error") && !err.contains("AddressSanitizer"),
+            "{err}"
+        );
+        let naive = sketches != "sketches";
+        assert_eq!(err.contains("(0 by a shipped sketch"), naive, "{err}");
+    }
+}
+
+#[test]
+fn an_optimised_workload_compiles_and_agrees_with_the_reference() {
+    let out = risec(&[
+        "graph",
+        "examples/graphs/resnext.graph",
+        "--bench",
+        "--strategy",
+        "tensat",
+        "--rounds",
+        "1",
+    ]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(text.contains("speed-up:"), "{text}");
+}
+
+#[test]
+fn the_graph_is_written_as_c_with_its_header() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("graph-c");
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("fire.c");
+    let out = risec(&[
+        "graph",
+        "examples/graphs/squeezenet.graph",
+        "--strategy",
+        "tensat",
+        "-o",
+        c.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let source = std::fs::read_to_string(&c).unwrap();
+    let header = std::fs::read_to_string(dir.join("fire.h")).unwrap();
+    assert!(source.contains("#include \"fire.h\""), "{source}");
+    for f in [
+        "fire_prepare(",
+        "int fire(const fire_state *s",
+        "fire_release(",
+    ] {
+        assert!(header.contains(f), "{f}: {header}");
+    }
+}

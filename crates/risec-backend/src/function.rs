@@ -25,10 +25,13 @@ use std::fmt::Write as _;
 /// on every call (6.5 % of the register-blocked GEMM's time with 2 threads at 1536³). One call
 /// at a time uses the kept set; a concurrent call allocates and frees its own. The function's
 /// `_release_temporaries` frees the kept set; `-DRISE_FRESH_TEMPORARIES` turns the reuse off.
+/// The helpers are guarded (`RISE_TEMP_HELPERS`), so that several kernels' C can share a file.
 const TEMP_ALLOC: &str = "#include <stdatomic.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#ifndef RISE_TEMP_HELPERS
+#define RISE_TEMP_HELPERS
 
 /* Heap temporaries: 64-byte aligned; large ones 2 MiB aligned, in huge pages where possible. */
 static void *rise_temp_alloc(size_t bytes) {
@@ -53,6 +56,7 @@ static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
     return slot->p;
 }
 static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
+#endif
 
 ";
 

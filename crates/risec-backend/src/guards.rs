@@ -20,9 +20,12 @@ const SIZE_BOUND: u128 = i32::MAX as u128;
 const LONG_LONG_BOUND: u128 = i64::MAX as u128;
 
 /// The C helpers of the checked form: overflow (and division by zero) gives `LLONG_MAX`, which
-/// propagates, and which every count check reads as too large.
+/// propagates, and which every count check reads as too large. Guarded (`RISE_SIZE_HELPERS`), so
+/// that several kernels' C can share a file.
 pub const CHECKED_HELPERS: &str =
     "/* Size arithmetic of the checks on entry: LLONG_MAX stands for a value out of range. */
+#ifndef RISE_SIZE_HELPERS
+#define RISE_SIZE_HELPERS
 static inline long long rise_size_add(long long a, long long b) {
     long long r = 0;
     if (a == LLONG_MAX || b == LLONG_MAX || __builtin_add_overflow(a, b, &r)) return LLONG_MAX;
@@ -39,6 +42,7 @@ static inline long long rise_size_div(long long a, long long b) {
 static inline long long rise_size_mod(long long a, long long b) {
     return a == LLONG_MAX || b == LLONG_MAX || a < 0 || b <= 0 ? LLONG_MAX : a % b;
 }
+#endif
 
 ";
 

@@ -27,6 +27,7 @@
 
 mod ast;
 mod check;
+pub mod codegen;
 pub mod construct;
 pub mod cost;
 pub mod eval;

@@ -35,9 +35,12 @@ use crate::ir::types::ScalarType;
 use crate::ix::{Atom, Ix};
 use std::collections::HashSet;
 
-/// The C helpers the bounds use.
-pub const HELPERS: &str = "static inline int rise_edge_min(int a, int b) { return a < b ? a : b; }
+/// The C helpers the bounds use (guarded, so that several kernels' C can share a file).
+pub const HELPERS: &str = "#ifndef RISE_EDGE_HELPERS
+#define RISE_EDGE_HELPERS
+static inline int rise_edge_min(int a, int b) { return a < b ? a : b; }
 static inline int rise_edge_max(int a, int b) { return a > b ? a : b; }
+#endif
 
 ";
 
