@@ -43,7 +43,8 @@ pub struct GraphArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
     /// Compare the strategies instead of printing a graph: TENSAT's order once and MCTS with
-    /// seeds 0 … N−1, a table of estimated cost, e-nodes, rules applied and time.
+    /// seeds 0 … N−1, a table of estimated cost, e-nodes, rules applied and time (with
+    /// `--bench`, each graph's C timed too).
     #[arg(long, value_name = "N")]
     pub compare: Option<u64>,
     /// Do not check the optimised graph against the graph as written (the reference
@@ -70,6 +71,16 @@ pub struct GraphArgs {
     /// lowering of its Rise program.
     #[arg(long, value_name = "DIR", default_value = "sketches")]
     pub sketches: String,
+    /// The cost model of the extraction: `analytic` (operators' arithmetic and traffic at this
+    /// project's machine's rates) or `measured` (every operator of the final e-graph timed
+    /// once per shape from its own C, then the graph extracted again; MCTS's rewards use the
+    /// analytic model and the times already measured).
+    #[arg(long, value_name = "MODEL", default_value = "analytic", value_parser = ["analytic", "measured"])]
+    pub cost: String,
+    /// With `--cost measured`: a JSON file of measured times, read at the start and written
+    /// back with the new ones (a shape is measured once across runs).
+    #[arg(long, value_name = "FILE.json", requires = "cost")]
+    pub cost_cache: Option<String>,
     /// With `--bench`: build and run the C under AddressSanitizer and UndefinedBehaviorSanitizer.
     #[arg(long, requires = "bench")]
     pub sanitize: bool,
@@ -147,8 +158,7 @@ pub fn run(args: &GraphArgs) -> Result<GraphOutput, String> {
         out.stdout = compare(args, &g, seeds)?;
         return Ok(out);
     }
-    let opt = graph::optimize(&g, &options(args, &args.strategy, args.seed))
-        .map_err(|e| e.to_string())?;
+    let opt = optimise(args, &g, &args.strategy, args.seed)?;
     let _ = writeln!(
         out.stderr,
         "{}: {} rules applied ({}), stopped: {}; {} e-nodes, {} e-classes; {:.2} s",
@@ -180,27 +190,7 @@ pub fn run(args: &GraphArgs) -> Result<GraphOutput, String> {
     let sketches = std::path::Path::new(&args.sketches);
     let sketches = sketches.is_dir().then_some(sketches);
     if args.bench {
-        let dir = crate::support::cleanup::WorkDir::new()
-            .map_err(|e| format!("error: cannot make a directory: {e}"))?;
-        let options = graph::codegen::bench::BenchOptions {
-            rounds: args.rounds.max(1),
-            threads: args.threads.max(1),
-            seed: args.seed,
-            sketches,
-            sanitize: args.sanitize,
-        };
-        let t = graph::codegen::bench::run(&g, &opt.expr, &options, dir.path()).map_err(|e| {
-            if e.starts_with("error") {
-                e
-            } else {
-                format!("error: {e}")
-            }
-        })?;
-        for (which, e) in [("as written", t.errors.0), ("optimised", t.errors.1)] {
-            if e.is_nan() || e > graph::codegen::bench::TOLERANCE {
-                return Err(format!("error: the C of the graph {which} differs from the reference evaluation by {e:e} (relative)"));
-            }
-        }
+        let t = bench_graph(args, &g, &opt.expr, sketches)?;
         let _ = writeln!(
             out.stdout,
             "| graph | estimated µs | measured ms (median of {}, {} thread{}) | prepare ms | error vs reference |\n| --- | ---: | ---: | ---: | ---: |\n| as written | {:.1} | {:.3} | {:.3} | {:.1e} |\n| optimised | {:.1} | {:.3} | {:.3} | {:.1e} |\nspeed-up: {:.2}x measured, {:.2}x estimated",
@@ -280,6 +270,83 @@ pub fn run(args: &GraphArgs) -> Result<GraphOutput, String> {
     Ok(out)
 }
 
+/// Optimises `g` with `strategy` under the chosen cost model (`--cost`).
+fn optimise(
+    args: &GraphArgs,
+    g: &graph::Graph,
+    strategy: &str,
+    seed: u64,
+) -> Result<graph::Optimized, String> {
+    let options = options(args, strategy, seed);
+    if args.cost != "measured" {
+        return graph::optimize(g, &options).map_err(|e| e.to_string());
+    }
+    let mut table: graph::codegen::measure::CostTable = match &args.cost_cache {
+        Some(path) if std::path::Path::new(path).exists() => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("error: cannot read `{path}`: {e}"))?;
+            serde_json::from_str(&text).map_err(|e| format!("error: `{path}` is not a cost cache (a JSON object of operator keys to microseconds): {e}"))?
+        }
+        _ => Default::default(),
+    };
+    let dir = crate::support::cleanup::WorkDir::new()
+        .map_err(|e| format!("error: cannot make a directory: {e}"))?;
+    let sketches = std::path::Path::new(&args.sketches);
+    let measure = graph::codegen::measure::MeasureOptions {
+        rounds: args.rounds.max(1),
+        threads: args.threads.max(1),
+        sketches: sketches.is_dir().then_some(sketches),
+    };
+    let opt = graph::optimize_measured(g, &options, &measure, &mut table, dir.path())
+        .map_err(|e| format!("error: {e}"))?;
+    if let Some(path) = &args.cost_cache {
+        let mut entries: Vec<(&String, &f64)> = table.iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        let map: serde_json::Map<String, serde_json::Value> = entries
+            .into_iter()
+            .map(|(k, v)| (k.clone(), serde_json::json!(v)))
+            .collect();
+        let text = serde_json::to_string_pretty(&map).map_err(|e| e.to_string())?;
+        crate::support::output::write_atomically(std::path::Path::new(path), &text)
+            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+    }
+    Ok(opt)
+}
+
+/// Compiles the graph as written and `expr` to C, checks both against the reference evaluation
+/// and times them (`--bench`).
+fn bench_graph(
+    args: &GraphArgs,
+    g: &graph::Graph,
+    expr: &graph::RecExpr<graph::lang::TensorLang>,
+    sketches: Option<&std::path::Path>,
+) -> Result<graph::codegen::bench::Timing, String> {
+    let dir = crate::support::cleanup::WorkDir::new()
+        .map_err(|e| format!("error: cannot make a directory: {e}"))?;
+    let options = graph::codegen::bench::BenchOptions {
+        rounds: args.rounds.max(1),
+        threads: args.threads.max(1),
+        seed: args.seed,
+        sketches,
+        sanitize: args.sanitize,
+    };
+    let t = graph::codegen::bench::run(g, expr, &options, dir.path()).map_err(|e| {
+        if e.starts_with("error") {
+            e
+        } else {
+            format!("error: {e}")
+        }
+    })?;
+    for (which, e) in [("as written", t.errors.0), ("optimised", t.errors.1)] {
+        if e.is_nan() || e > graph::codegen::bench::TOLERANCE {
+            return Err(format!(
+                "error: the C of the graph {which} differs from the reference evaluation by {e:e} (relative)"
+            ));
+        }
+    }
+    Ok(t)
+}
+
 /// Rules applied, each with its count, in order of first use.
 fn summary(applied: &[&'static str]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
@@ -304,21 +371,44 @@ fn summary(applied: &[&'static str]) -> String {
 
 fn compare(args: &GraphArgs, g: &graph::Graph, seeds: u64) -> Result<String, String> {
     let mut rows = Vec::new();
+    let mut rows_ms: Vec<f64> = Vec::new();
     let mut t = String::new();
-    let _ = writeln!(t, "| strategy | seed | estimated µs | × as written | e-nodes | rules applied | stop | time s |");
-    let _ = writeln!(t, "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
+    let sketches = std::path::Path::new(&args.sketches);
+    let sketches = sketches.is_dir().then_some(sketches);
+    let measured_head = if args.bench {
+        " measured ms | measured × as written |"
+    } else {
+        ""
+    };
+    let measured_rule = if args.bench { " ---: | ---: |" } else { "" };
+    let _ = writeln!(t, "| strategy | seed | estimated µs | × as written | e-nodes | rules applied | stop | time s |{measured_head}");
+    let _ = writeln!(
+        t,
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |{measured_rule}"
+    );
     let runs = std::iter::once(("tensat", 0)).chain((0..seeds).map(|s| ("mcts", s)));
     for (strategy, seed) in runs {
-        let opt = graph::optimize(g, &options(args, strategy, seed)).map_err(|e| e.to_string())?;
+        let opt = optimise(args, g, strategy, seed)?;
         let d = graph::check(g, &opt.expr, seed);
         if d.is_nan() || d > 1e-4 {
             return Err(format!(
                 "error: {strategy} (seed {seed}) gave a graph whose outputs differ by {d:e}"
             ));
         }
+        let measured = if args.bench {
+            let m = bench_graph(args, g, &opt.expr, sketches)?;
+            rows_ms.push(m.optimised_ms);
+            format!(
+                " {:.3} | {:.3} |",
+                m.optimised_ms,
+                m.original_ms / m.optimised_ms.max(1e-9)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             t,
-            "| {strategy} | {} | {:.1} | {:.3} | {} | {} | {} | {:.2} |",
+            "| {strategy} | {} | {:.1} | {:.3} | {} | {} | {} | {:.2} |{measured}",
             if strategy == "tensat" {
                 "–".to_string()
             } else {
@@ -345,6 +435,14 @@ fn compare(args: &GraphArgs, g: &graph::Graph, seeds: u64) -> Result<String, Str
             "\nmcts over {} seeds: estimated {mean:.1} ± {sd:.1} µs, {time:.2} s on average",
             rows.len()
         );
+        if rows_ms.len() > 1 {
+            // The first measured row is TENSAT's order.
+            let m = &rows_ms[1..];
+            let k = m.len() as f64;
+            let mean = m.iter().sum::<f64>() / k;
+            let sd = (m.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / k).sqrt();
+            let _ = writeln!(t, "mcts measured: {mean:.3} ± {sd:.3} ms (each row's graph timed beside the graph as written, in its own run)");
+        }
     }
     Ok(t)
 }

@@ -29,12 +29,20 @@ fn size(s: &[usize]) -> f64 {
     s.iter().map(|d| *d as f64).product()
 }
 
-/// The estimated cost of `node` in class `class` (µs); `None` for nodes a graph cannot contain
-/// (invalid ones, whose operands do not fit).
+/// The estimated cost of `node` in class `class` (µs): its measured time where the e-graph
+/// carries measurements for it, else the analytic estimate; `None` for nodes a graph cannot
+/// contain (invalid ones, whose operands do not fit).
 pub fn node_cost(egraph: &GraphEGraph, class: Id, node: &TensorLang) -> Option<f64> {
     let meta = &egraph[class].data;
     if matches!(meta, Meta::Invalid(_)) {
         return None;
+    }
+    if let Some(table) = &egraph.analysis.measured {
+        if let Some(us) =
+            crate::codegen::measure::key(egraph, class, node).and_then(|k| table.get(&k))
+        {
+            return Some(*us);
+        }
     }
     let shape = |id: &Id| egraph[*id].data.shape().map(size).unwrap_or(0.0);
     let dims = |id: &Id| {

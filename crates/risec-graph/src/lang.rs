@@ -192,11 +192,14 @@ pub struct Decl {
 /// The declared tensors, by name.
 pub type Decls = FxHashMap<Symbol, Decl>;
 
-/// The analysis: the declared tensors, from which every class's [`Meta`] follows.
+/// The analysis: the declared tensors, from which every class's [`Meta`] follows; and the
+/// measured operator times when the measured cost model is in use.
 #[derive(Clone, Debug, Default)]
 pub struct GraphAnalysis {
     /// The graph's inputs and weights.
     pub decls: Decls,
+    /// Measured times by operator key (`crate::codegen::measure`); `None`: the analytic model.
+    pub measured: Option<std::rc::Rc<crate::codegen::measure::CostTable>>,
 }
 
 /// The e-graph of tensor graphs.

@@ -44,7 +44,7 @@ pub use check::Graph;
 pub use construct::{Limits, Stop, Strategy};
 pub use print::print;
 
-use egg::RecExpr;
+pub use egg::RecExpr;
 use lang::{GraphAnalysis, GraphEGraph, TensorLang};
 use risec_core::diagnostics::{Diagnostic, SourceFile};
 use std::time::{Duration, Instant};
@@ -152,15 +152,50 @@ pub enum OptimizeError {
     NoGraph,
 }
 
-/// Optimises `graph` with every rule of [`rules::all`].
+/// Optimises `graph` with every rule of [`rules::all`] under the analytic cost model.
 pub fn optimize(graph: &Graph, options: &Options) -> Result<Optimized, OptimizeError> {
     let start = Instant::now();
+    let (egraph, root, built) = saturate(graph, options);
+    finish(graph, &egraph, root, built, start)
+}
+
+/// [`optimize`], then every operator of the final e-graph timed from its own C (those not in
+/// `table` yet, compiled in `dir`) and the graph extracted again under the measured times:
+/// the costs reported are sums of measured times (µs). The construction itself (MCTS's
+/// rewards) uses the analytic model, or the measurements `table` already holds.
+pub fn optimize_measured(
+    graph: &Graph,
+    options: &Options,
+    measure: &codegen::measure::MeasureOptions,
+    table: &mut codegen::measure::CostTable,
+    dir: &std::path::Path,
+) -> Result<Optimized, String> {
+    let start = Instant::now();
+    let (mut egraph, root, built) = saturate_with(
+        graph,
+        options,
+        (!table.is_empty()).then(|| std::rc::Rc::new(table.clone())),
+    );
+    codegen::measure::measure(&egraph, table, measure, dir)?;
+    egraph.analysis.measured = Some(std::rc::Rc::new(table.clone()));
+    finish(graph, &egraph, root, built, start).map_err(|e| e.to_string())
+}
+
+fn saturate(graph: &Graph, options: &Options) -> (GraphEGraph, egg::Id, construct::Built) {
+    saturate_with(graph, options, None)
+}
+
+fn saturate_with(
+    graph: &Graph,
+    options: &Options,
+    measured: Option<std::rc::Rc<codegen::measure::CostTable>>,
+) -> (GraphEGraph, egg::Id, construct::Built) {
     let mut egraph = GraphEGraph::new(GraphAnalysis {
         decls: graph.decls.clone(),
+        measured,
     });
     let root = egraph.add_expr(&graph.expr);
     egraph.rebuild();
-    let original_cost = extract::cost_of(&egraph, &graph.expr);
     let rules = rules::all();
     let built = construct::construct(
         &mut egraph,
@@ -170,7 +205,18 @@ pub fn optimize(graph: &Graph, options: &Options) -> Result<Optimized, OptimizeE
         &options.limits,
         options.seed,
     );
-    let best = extract::best(&egraph, egraph.find(root), extract::FINAL_MOVES)
+    (egraph, root, built)
+}
+
+fn finish(
+    graph: &Graph,
+    egraph: &GraphEGraph,
+    root: egg::Id,
+    built: construct::Built,
+    start: Instant,
+) -> Result<Optimized, OptimizeError> {
+    let original_cost = extract::cost_of(egraph, &graph.expr);
+    let best = extract::best(egraph, egraph.find(root), extract::FINAL_MOVES)
         .ok_or(OptimizeError::NoGraph)?;
     // Extraction is greedy: the graph as written is the fallback, never a worse one.
     let (expr, cost) = if best.cost <= original_cost {

@@ -48,6 +48,7 @@ pub fn check_rule(rule: &Rule, seeds: &[u64]) -> Result<usize, RuleFailure> {
     let graph = crate::parse(&file).map_err(|e| RuleFailure::BadExample(e.to_string()))?;
     let mut egraph = GraphEGraph::new(GraphAnalysis {
         decls: graph.decls.clone(),
+        measured: None,
     });
     let root = egraph.add_expr(&graph.expr);
     egraph.rebuild();

@@ -2,9 +2,9 @@
 //! (constants folded before inference), the graph function that computes the outputs from
 //! the inputs, and a `release` function. Each operator is a call of a kernel compiled from
 //! Rise ([`super::kernels`]) or of the hand-written data movement of `runtime.c`; a fused
-//! activation is a second pass of its own kernel. Each value has its own buffer, freed when
-//! the function returns; a part of a split whose elements are contiguous is a pointer into its
-//! tensor, not a copy.
+//! activation is a second pass of its own kernel. Each value has its own buffer, allocated once
+//! by `prepare` and reused by every call (a call allocates nothing); a part of a split whose
+//! elements are contiguous is a pointer into its tensor, not a copy.
 
 use super::kernels::{Kernel, Unary};
 use crate::check::Graph;
@@ -30,8 +30,10 @@ struct Emitter<'a> {
     kernels: BTreeSet<Kernel>,
     /// The C expression of each tensor's data, once computed.
     ptr: Vec<Option<String>>,
-    /// Buffers to free at the end of the run function.
-    owned: Vec<String>,
+    /// Buffers of the graph function, kept in the state (allocated by prepare): name, floats.
+    state_buffers: Vec<(String, usize)>,
+    /// Whether the graph function (not prepare) is being emitted.
+    in_run: bool,
     temps: usize,
 }
 
@@ -58,12 +60,26 @@ impl Emitter<'_> {
             .expect("operands come before their users")
     }
 
-    /// A fresh buffer of `n` floats in the phase's code; its name.
+    /// A buffer of `n` floats for a temporary: in prepare, allocated there (and freed by
+    /// [`Self::release`]); in the graph function, one of the state's (allocated by prepare,
+    /// reused by every call). Its name.
     fn alloc(&mut self, out: &mut String, n: usize, what: &str) -> String {
         self.temps += 1;
         let name = format!("{what}{}", self.temps);
-        let _ = writeln!(out, "    float *{name} = malloc(sizeof(float) * {n}ULL); if (!{name}) {{ rc = 2; goto done; }}");
+        if self.in_run {
+            self.state_buffers.push((name.clone(), n));
+            let _ = writeln!(out, "    float *{name} = s->{name};");
+        } else {
+            let _ = writeln!(out, "    float *{name} = malloc(sizeof(float) * {n}ULL); if (!{name}) {{ rc = 2; goto done; }}");
+        }
         name
+    }
+
+    /// The end of a temporary's use: freed in prepare; kept in the state otherwise.
+    fn release(&self, out: &mut String, name: &str) {
+        if !self.in_run {
+            let _ = writeln!(out, "    free({name});");
+        }
     }
 
     fn call(&mut self, out: &mut String, kernel: Kernel, args: &str) {
@@ -93,7 +109,7 @@ impl Emitter<'_> {
                     _ => Unary::Sigmoid,
                 };
                 me.call(out, Kernel::Map(u), &format!("{n_out}, {dst}, {t}"));
-                let _ = writeln!(out, "    free({t});");
+                me.release(out, &t);
             }
         };
         match node {
@@ -193,7 +209,7 @@ impl Emitter<'_> {
                     oshape[2],
                     oshape[3]
                 );
-                let _ = writeln!(out, "    free({t});");
+                self.release(out, &t);
             }
             T::Concat([ax, a, b]) => {
                 let ax = self.num(ax);
@@ -313,7 +329,7 @@ impl Emitter<'_> {
             let _ = writeln!(out, "    rg_conv_direct({n}, {c}, {hp}, {wp}, {co}, {kh}, {kw}, {stride}, {ho}, {wo}, {dst}, {src}, {pw});");
         }
         if let Some(t) = input {
-            let _ = writeln!(out, "    free({t});");
+            self.release(out, &t);
         }
     }
 }
@@ -349,7 +365,8 @@ pub fn graph_functions(
         metas,
         kernels: BTreeSet::new(),
         ptr: vec![None; nodes.len()],
-        owned: Vec::new(),
+        state_buffers: Vec::new(),
+        in_run: false,
         temps: 0,
     };
     let weights: Vec<_> = graph
@@ -395,7 +412,10 @@ pub fn graph_functions(
             e.ptr[i] = Some(dst);
         }
     }
-    // Run: the rest, in order; an output computed here is written in place.
+    // Run: the rest, in order; an output computed here is written in place. Its buffers are
+    // the state's (allocated once by prepare), so that a call allocates nothing: one call at a
+    // time per state.
+    e.in_run = true;
     let mut run = String::new();
     let mut out_slot: Vec<Option<usize>> = vec![None; nodes.len()];
     for (k, r) in outputs.iter().enumerate() {
@@ -424,8 +444,8 @@ pub fn graph_functions(
             Some(k) => format!("out_{k}"),
             None => {
                 let n = dims_product(e.metas[i].shape().unwrap_or(&[]));
-                let _ = writeln!(run, "    float *v{i} = malloc(sizeof(float) * {n}ULL); if (!v{i}) {{ rc = 2; goto done; }}");
-                e.owned.push(format!("v{i}"));
+                e.state_buffers.push((format!("v{i}"), n));
+                let _ = writeln!(run, "    float *v{i} = s->v{i};");
                 format!("v{i}")
             }
         };
@@ -443,18 +463,13 @@ pub fn graph_functions(
             );
         }
     }
-    // Declarations: all buffers are declared at the top (NULL), so that `goto done` frees them.
-    let mut decls = String::new();
-    for name in &e.owned {
-        let _ = writeln!(decls, "    float *{name} = NULL;");
+    // The graph function's buffers: in the state, allocated by prepare, freed by release.
+    let mut buffer_frees = String::new();
+    for (name, n) in &e.state_buffers {
+        let _ = writeln!(state_fields, "    float *{name};");
+        let _ = writeln!(prep, "    s->{name} = malloc(sizeof(float) * {n}ULL); if (!s->{name}) {{ rc = 2; goto done; }}");
+        let _ = writeln!(buffer_frees, "    free(s->{name});");
     }
-    let run = run.replace("    float *v", "    v");
-    let free_all: String = e
-        .owned
-        .iter()
-        .rev()
-        .map(|n| format!("    free({n});\n"))
-        .collect();
     let wparams: Vec<String> = weights
         .iter()
         .map(|w| format!("const float *w_{w}"))
@@ -480,14 +495,15 @@ pub fn graph_functions(
     let const_frees: String = (0..nodes.len())
         .filter(|i| computes(&nodes[*i], &e.metas[*i]) && e.metas[*i].constant())
         .map(|i| format!("    free(s->c{i});\n"))
+        .chain(std::iter::once(buffer_frees))
         .collect();
     let mut source = String::new();
     let _ = write!(
         source,
-        "#define RG(call) do {{ if ((call) != 0) {{ rc = 1; goto done; }} }} while (0)\n\nstruct {function}_state {{\n{state_fields}    int unused;\n}};\n\n{release_sig} {{\n    if (!s) return;\n{const_frees}    free(s);\n}}\n\n{prepare_sig} {{\n    int rc = 0;\n    {function}_state *s = calloc(1, sizeof *s);\n    if (!s) return NULL;\n{prep}done:\n    if (rc) {{ {function}_release(s); return NULL; }}\n    return s;\n}}\n\n{run_sig} {{\n    int rc = 0;\n{decls}{run}done:\n{free_all}    return rc;\n}}\n#undef RG\n"
+        "#define RG(call) do {{ if ((call) != 0) {{ rc = 1; goto done; }} }} while (0)\n\nstruct {function}_state {{\n{state_fields}    int unused;\n}};\n\n{release_sig} {{\n    if (!s) return;\n{const_frees}    free(s);\n}}\n\n{prepare_sig} {{\n    int rc = 0;\n    {function}_state *s = calloc(1, sizeof *s);\n    if (!s) return NULL;\n    if (rc) goto done;\n{prep}done:\n    if (rc) {{ {function}_release(s); return NULL; }}\n    return s;\n}}\n\n{run_sig} {{\n    int rc = 0;\n    if (rc) goto done;\n{run}done:\n    return rc;\n}}\n#undef RG\n"
     );
     let prototypes = format!(
-        "typedef struct {function}_state {function}_state;\n/* Computes the values of the weights alone, once; NULL when memory runs out. */\n{prepare_sig};\n/* Computes the outputs (0; 1 when a kernel refuses its sizes; 2 when memory runs out). */\n{run_sig};\n/* Frees what prepare made. */\n{release_sig};\n"
+        "typedef struct {function}_state {function}_state;\n/* Computes the values of the weights alone, once, and allocates the graph's buffers; NULL when\n * memory runs out. */\n{prepare_sig};\n/* Computes the outputs (0; 1 when a kernel refuses its sizes), in the state's buffers: one\n * call at a time per state. */\n{run_sig};\n/* Frees what prepare made. */\n{release_sig};\n"
     );
     Ok(GraphFunctions {
         source,

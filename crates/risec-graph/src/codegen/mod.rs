@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod emit;
 pub mod kernels;
+pub mod measure;
 
 use crate::check::Graph;
 use crate::lang::TensorLang;
@@ -76,22 +77,7 @@ pub fn c_file_with(
         }
         let (c, sketch) = cache[k].clone();
         kernels.push((k.name(), sketch));
-        // Every function static, so that two graphs' files link together; the kernel's
-        // own header is not included (its declaration is in the text).
-        for line in c.lines() {
-            if line.starts_with("#include \"") {
-                continue;
-            }
-            let function = ["int ", "void ", "float ", "double "]
-                .iter()
-                .any(|t| line.starts_with(t))
-                && line.contains('(');
-            if function {
-                source.push_str("static ");
-            }
-            source.push_str(line);
-            source.push('\n');
-        }
+        append_static(&mut source, &c);
     }
     source.push('\n');
     source.push_str(&f.source);
@@ -100,4 +86,23 @@ pub fn c_file_with(
         header,
         kernels,
     })
+}
+
+/// Appends a kernel's C to `source` with every function `static` (so that two graphs' files
+/// link together) and without its `#include` of its own header (its declaration is in the text).
+pub(crate) fn append_static(source: &mut String, c: &str) {
+    for line in c.lines() {
+        if line.starts_with("#include \"") {
+            continue;
+        }
+        let function = ["int ", "void ", "float ", "double "]
+            .iter()
+            .any(|t| line.starts_with(t))
+            && line.contains('(');
+        if function {
+            source.push_str("static ");
+        }
+        source.push_str(line);
+        source.push('\n');
+    }
 }
