@@ -297,8 +297,13 @@ fn optimise(
         threads: args.threads.max(1),
         sketches: sketches.is_dir().then_some(sketches),
     };
+    let known = table.len();
     let opt = graph::optimize_measured(g, &options, &measure, &mut table, dir.path())
         .map_err(|e| format!("error: {e}"))?;
+    eprintln!(
+        "measured cost model: {} operator shapes timed, {known} taken from the cache",
+        table.len() - known
+    );
     if let Some(path) = &args.cost_cache {
         let mut entries: Vec<(&String, &f64)> = table.iter().collect();
         entries.sort_by(|a, b| a.0.cmp(b.0));

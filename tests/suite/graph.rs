@@ -300,3 +300,69 @@ fn the_graph_is_written_as_c_with_its_header() {
         assert!(header.contains(f), "{f}: {header}");
     }
 }
+
+#[test]
+fn the_measured_cost_model_times_each_shape_once() {
+    let cache = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("graph-costs.json");
+    let _ = std::fs::remove_file(&cache);
+    let run = || {
+        risec(&[
+            "graph",
+            "examples/graphs/squeezenet.graph",
+            "--strategy",
+            "tensat",
+            "--cost",
+            "measured",
+            "--rounds",
+            "2",
+            "--cost-cache",
+            cache.to_str().unwrap(),
+        ])
+    };
+    let first = run();
+    let err = stderr(&first);
+    assert_eq!(first.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("operator shapes timed, 0 taken from the cache"),
+        "{err}"
+    );
+    let table: std::collections::BTreeMap<String, f64> =
+        serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    assert!(
+        table
+            .keys()
+            .any(|k| k.starts_with("conv2d 1 1 relu | 1x16x55x55 64x16x3x3")),
+        "{table:?}"
+    );
+    assert!(
+        table.values().all(|us| *us > 0.0 && us.is_finite()),
+        "{table:?}"
+    );
+    let second = run();
+    let err = stderr(&second);
+    assert_eq!(second.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "0 operator shapes timed, {} taken from the cache",
+            table.len()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_part_of_a_split_costs_a_copy_only_when_it_is_not_contiguous() {
+    // Rows of a matrix are contiguous (a pointer); columns are not (a copy).
+    let rows = "input x : 8 x 4\nlet a, b = split(x, axis=0, at=3)\nlet y = relu(a)\noutput y";
+    let cols = "input x : 8 x 4\nlet a, b = split(x, axis=1, at=3)\nlet y = relu(a)\noutput y";
+    let cost = |text: &str| {
+        let g = graph::parse(&SourceFile::new("s.graph", text)).unwrap();
+        graph::optimize(&g, &quick(TENSAT)).unwrap().original_cost
+    };
+    assert!(
+        cost(cols) > cost(rows) + 1.0,
+        "{} vs {}",
+        cost(cols),
+        cost(rows)
+    );
+}

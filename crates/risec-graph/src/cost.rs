@@ -6,8 +6,8 @@
 //! whose output has fewer than [`FULL_WIDTH`] columns (channels for a convolution) runs
 //! proportionally slower, which is what makes one wide product cheaper than two narrow ones
 //! reading the same input (TASO's and TENSAT's reason to merge them). Values computed from
-//! weights alone are free: they are computed once, before inference. `split` is a view and
-//! free; `concat` copies.
+//! weights alone are free: they are computed once, before inference. A part of a `split` is a
+//! view (free) when its elements are contiguous, else a copy; `concat` copies.
 //!
 //! The rates are this project's measurements on its 2-core AVX-512 CI machine (the register-
 //! blocked GEMM's ~150 GFLOP/s with one thread, ~20 GB/s for a streaming pass); they are an
@@ -43,6 +43,24 @@ pub fn node_cost(egraph: &GraphEGraph, class: Id, node: &TensorLang) -> Option<f
         {
             return Some(*us);
         }
+    }
+    // A part of a split is a pointer into its tensor when its elements are contiguous (nothing
+    // outside the split axis, as in rows of a matrix or channels of one image); else a copy.
+    if let TensorLang::Split0(pair) | TensorLang::Split1(pair) = node {
+        let outer = egraph[*pair].nodes.iter().find_map(|n| match n {
+            TensorLang::Split([ax, _, x]) => {
+                let ax = egraph[*ax].data.num()? as usize;
+                Some(egraph[*x].data.shape()?[..ax].iter().product::<usize>())
+            }
+            _ => None,
+        });
+        let copied = outer.is_some_and(|o| o > 1) && !meta.constant();
+        let out = meta.shape().map(size).unwrap_or(0.0);
+        return Some(if copied {
+            2.0 * out * 4.0 / BYTES_PER_US + OVERHEAD_US
+        } else {
+            0.0
+        });
     }
     let shape = |id: &Id| egraph[*id].data.shape().map(size).unwrap_or(0.0);
     let dims = |id: &Id| {
