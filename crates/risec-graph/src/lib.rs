@@ -162,7 +162,8 @@ pub fn optimize(graph: &Graph, options: &Options) -> Result<Optimized, OptimizeE
 /// [`optimize`], then every operator of the final e-graph timed from its own C (those not in
 /// `table` yet, compiled in `dir`) and the graph extracted again under the measured times:
 /// the costs reported are sums of measured times (µs). The construction itself (MCTS's
-/// rewards) uses the analytic model, or the measurements `table` already holds.
+/// rewards) uses the analytic model: a rollout extracts thousands of times, and looking a
+/// measured time up costs more than computing an estimate.
 pub fn optimize_measured(
     graph: &Graph,
     options: &Options,
@@ -171,28 +172,17 @@ pub fn optimize_measured(
     dir: &std::path::Path,
 ) -> Result<Optimized, String> {
     let start = Instant::now();
-    let (mut egraph, root, built) = saturate_with(
-        graph,
-        options,
-        (!table.is_empty()).then(|| std::rc::Rc::new(table.clone())),
-    );
+    let (mut egraph, root, built) = saturate(graph, options);
     codegen::measure::measure(&egraph, table, measure, dir)?;
     egraph.analysis.measured = Some(std::rc::Rc::new(table.clone()));
     finish(graph, &egraph, root, built, start).map_err(|e| e.to_string())
 }
 
+/// The e-graph of `graph` built by `options`' strategy under the analytic cost model.
 fn saturate(graph: &Graph, options: &Options) -> (GraphEGraph, egg::Id, construct::Built) {
-    saturate_with(graph, options, None)
-}
-
-fn saturate_with(
-    graph: &Graph,
-    options: &Options,
-    measured: Option<std::rc::Rc<codegen::measure::CostTable>>,
-) -> (GraphEGraph, egg::Id, construct::Built) {
     let mut egraph = GraphEGraph::new(GraphAnalysis {
         decls: graph.decls.clone(),
-        measured,
+        measured: None,
     });
     let root = egraph.add_expr(&graph.expr);
     egraph.rebuild();
