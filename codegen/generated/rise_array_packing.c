@@ -18,6 +18,8 @@ typedef float f32x32 __attribute__((vector_size(128)));
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#ifndef RISE_TEMP_HELPERS
+#define RISE_TEMP_HELPERS
 
 /* Heap temporaries: 64-byte aligned; large ones 2 MiB aligned, in huge pages where possible. */
 static void *rise_temp_alloc(size_t bytes) {
@@ -42,6 +44,7 @@ static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
     return slot->p;
 }
 static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
+#endif
 
 /* The temporaries kept between calls, and whether a call is using them. */
 static rise_temp_slot rise_array_packing_temps[1];

@@ -23,6 +23,8 @@ typedef float f32x8 __attribute__((vector_size(32)));
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#ifndef RISE_TEMP_HELPERS
+#define RISE_TEMP_HELPERS
 
 /* Heap temporaries: 64-byte aligned; large ones 2 MiB aligned, in huge pages where possible. */
 static void *rise_temp_alloc(size_t bytes) {
@@ -47,6 +49,7 @@ static void *rise_temp_get(int kept, rise_temp_slot *slot, size_t bytes) {
     return slot->p;
 }
 static void rise_temp_put(int kept, void *p) { if (!kept) free(p); }
+#endif
 
 /* The temporaries kept between calls, and whether a call is using them. */
 static rise_temp_slot rise_register_blocking_temps[4];
@@ -58,8 +61,11 @@ void rise_register_blocking_release_temporaries(void) {
     atomic_flag_clear_explicit(&rise_register_blocking_temps_busy, memory_order_release);
 }
 
+#ifndef RISE_EDGE_HELPERS
+#define RISE_EDGE_HELPERS
 static inline int rise_edge_min(int a, int b) { return a < b ? a : b; }
 static inline int rise_edge_max(int a, int b) { return a > b ? a : b; }
+#endif
 
 /* The kernel: sizes that satisfy its divisibility facts only. */
 static int rise_register_blocking_tiles(int m, int n, int k, float *restrict out, const float *restrict a, const float *restrict b) {

@@ -16,12 +16,14 @@
 //! ```
 //! use risec_graph as graph;
 //!
-//! let text = "input x : 64 x 256\nweight wq : 256 x 64\nweight wk : 256 x 64\n\
-//!             let q = matmul(x, wq)\nlet k = matmul(x, wk)\noutput q, k";
-//! let file = risec_core::diagnostics::SourceFile::new("qk.graph", text);
+//! // Two products by weights: the product of the weights is computed once, before inference.
+//! let text = "input x : 64 x 256\nweight w1 : 256 x 256\nweight w2 : 256 x 64\n\
+//!             let h = matmul(x, w1)\nlet y = matmul(h, w2)\noutput y";
+//! let file = risec_core::diagnostics::SourceFile::new("chain.graph", text);
 //! let g = graph::parse(&file).unwrap();
 //! let opt = graph::optimize(&g, &graph::Options::default()).unwrap();
-//! assert!(opt.cost < opt.original_cost); // one product by the weights side by side
+//! assert!(opt.cost < opt.original_cost);
+//! assert!(graph::print(&g, &opt.expr).contains("matmul(w1, w2)"));
 //! assert!(graph::check(&g, &opt.expr, 1) < 1e-9);
 //! ```
 
