@@ -71,6 +71,14 @@ pub struct GraphArgs {
     /// lowering of its Rise program.
     #[arg(long, value_name = "DIR", default_value = "sketches")]
     pub sketches: String,
+    /// How the graph is extracted: `greedy` (the greedy DAG extractor, shared values paid once)
+    /// or `ilp` (TENSAT's integer linear program, seeded with the greedy graph; needs a risec
+    /// built with `--features ilp`).
+    #[arg(long, value_name = "WHICH", default_value = "greedy", value_parser = ["greedy", "ilp"])]
+    pub extractor: String,
+    /// Time limit of the ILP extractor.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::support::units::parse_duration)]
+    pub ilp_time: Duration,
     /// The cost model of the extraction: `analytic` (operators' arithmetic and traffic at this
     /// project's machine's rates) or `measured` (every operator of the final e-graph timed
     /// once per shape from its own C, then the graph extracted again; MCTS's rewards use the
@@ -101,8 +109,14 @@ fn options(args: &GraphArgs, strategy: &str, seed: u64) -> Options {
             exploration: args.exploration,
         }
     };
+    let extractor = if args.extractor == "ilp" {
+        graph::Extractor::Ilp(args.ilp_time)
+    } else {
+        graph::Extractor::Greedy
+    };
     Options {
         strategy,
+        extractor,
         limits: Limits {
             nodes: args.nodes,
             iterations: args.iterations,
@@ -170,6 +184,9 @@ pub fn run(args: &GraphArgs) -> Result<GraphOutput, String> {
         opt.eclasses,
         opt.time.as_secs_f64()
     );
+    if opt.extraction != "greedy" {
+        let _ = writeln!(out.stderr, "extraction: {}", opt.extraction);
+    }
     let _ = writeln!(
         out.stderr,
         "estimated cost: {:.1} µs as written -> {:.1} µs optimised ({:.2}x)",

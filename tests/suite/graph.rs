@@ -21,6 +21,7 @@ fn load(name: &str) -> graph::Graph {
 fn quick(strategy: Strategy) -> Options {
     Options {
         strategy,
+        extractor: graph::Extractor::Greedy,
         limits: Limits {
             nodes: 600,
             iterations: 6,
@@ -365,4 +366,13 @@ fn a_part_of_a_split_costs_a_copy_only_when_it_is_not_contiguous() {
         cost(cols),
         cost(rows)
     );
+}
+
+#[cfg(not(feature = "ilp"))]
+#[test]
+fn the_ilp_extractor_needs_its_feature() {
+    let out = risec(&["graph", "examples/graphs/bert.graph", "--extractor", "ilp"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--features ilp"), "{err}");
 }

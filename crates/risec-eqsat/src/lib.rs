@@ -4,7 +4,8 @@
 //! them ([`pass`]) and the rule schedulers behind a trait ([`schedule`]: simple, back-off,
 //! sampling, Monte Carlo tree search), its statistics ([`stats`]), `risec prove`'s search
 //! ([`prove`]), and the greedy DAG extractor that the other front ends' optimisers share
-//! ([`dag_extract`]). `growth` holds the workloads that measure the e-graph's growth (tests, benches).
+//! ([`dag_extract`]), and with the feature `ilp` the optimal extractor by integer linear
+//! programming (`ilp_extract`). `growth` holds the workloads that measure the e-graph's growth (tests, benches).
 
 // The stages below this crate, under the names the code uses (`crate::ir::…`).
 #[allow(unused_imports)]
@@ -16,6 +17,8 @@ pub mod dag_extract;
 pub mod egraph;
 pub mod explain;
 pub mod growth;
+#[cfg(feature = "ilp")]
+pub mod ilp_extract;
 pub mod limits;
 pub mod pass;
 pub mod prove;

@@ -23,6 +23,8 @@ pub struct Extracted {
     pub expr: RecExpr<TensorLang>,
     /// The estimated cost: each operator once.
     pub cost: f64,
+    /// The node chosen in each class of the graph.
+    pub choices: FxHashMap<Id, TensorLang>,
 }
 
 /// Moves tried by the final extraction ([`best`]).
@@ -75,6 +77,7 @@ pub fn best(egraph: &GraphEGraph, root: Id, max_moves: usize) -> Option<Extracte
     Some(Extracted {
         expr: built.expr,
         cost: current,
+        choices,
     })
 }
 
@@ -135,4 +138,65 @@ pub fn cost_of(egraph: &GraphEGraph, expr: &RecExpr<TensorLang>) -> f64 {
         }
     }
     total
+}
+
+/// The optimal graph by integer linear programming within `time` (TENSAT's extraction),
+/// seeded with `greedy`; `greedy` itself when the solver finds nothing cheaper. Whether the
+/// solver proved its answer optimal, and its variables.
+#[cfg(feature = "ilp")]
+pub fn ilp(
+    egraph: &GraphEGraph,
+    root: Id,
+    greedy: Extracted,
+    time: std::time::Duration,
+) -> (Extracted, bool, usize) {
+    let cost = |c: Id, n: &TensorLang| node_cost(egraph, c, n);
+    let Some(choice) =
+        risec_eqsat::ilp_extract::extract(egraph, &[root], cost, &greedy.choices, time)
+    else {
+        return (greedy, false, 0);
+    };
+    match (
+        dag_extract::build(egraph, &choice.choices, &[root]),
+        total(egraph, &choice.choices, root),
+    ) {
+        (Some(built), Some(t)) if t <= greedy.cost => (
+            Extracted {
+                expr: built.expr,
+                cost: t,
+                choices: choice.choices,
+            },
+            choice.optimal,
+            choice.variables,
+        ),
+        _ => (greedy, false, choice.variables),
+    }
+}
+
+#[cfg(all(test, feature = "ilp"))]
+mod ilp_tests {
+    use crate::{optimize, parse, Extractor, Options};
+    use risec_core::diagnostics::SourceFile;
+
+    #[test]
+    fn the_ilp_proves_the_inception_modules_graph_optimal_and_is_never_worse_than_greedy() {
+        let text = include_str!("../../../examples/graphs/inception.graph");
+        let g = parse(&SourceFile::new("inception.graph", text)).unwrap();
+        let greedy = optimize(&g, &Options::default()).unwrap();
+        let ilp = optimize(
+            &g,
+            &Options {
+                extractor: Extractor::Ilp(std::time::Duration::from_secs(30)),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert!(ilp.cost <= greedy.cost, "{} > {}", ilp.cost, greedy.cost);
+        assert!(
+            ilp.extraction.starts_with("ilp: optimal"),
+            "{}",
+            ilp.extraction
+        );
+        assert!(crate::check(&g, &ilp.expr, 2) < 1e-9);
+    }
 }

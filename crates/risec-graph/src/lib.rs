@@ -97,11 +97,24 @@ pub fn load(path: &std::path::Path) -> Result<Graph, GraphError> {
     )?)
 }
 
+/// How the optimised graph is taken from the e-graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Extractor {
+    /// The greedy DAG extractor with moves at split parts ([`extract::best`]).
+    #[default]
+    Greedy,
+    /// Integer linear programming seeded with the greedy graph, within this time (needs the
+    /// cargo feature `ilp`).
+    Ilp(Duration),
+}
+
 /// How a graph is optimised.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
     /// How the e-graph is built.
     pub strategy: Strategy,
+    /// How the graph is extracted.
+    pub extractor: Extractor,
     /// Its limits.
     pub limits: Limits,
     /// The seed of MCTS.
@@ -114,6 +127,7 @@ impl Default for Options {
             strategy: Strategy::Tensat {
                 multi_iterations: 1,
             },
+            extractor: Extractor::Greedy,
             limits: Limits::default(),
             seed: 0,
         }
@@ -144,6 +158,9 @@ pub struct Optimized {
     pub built: construct::Built,
     /// Time of the construction and extraction.
     pub time: Duration,
+    /// How the graph was extracted, in words (`greedy`; `ilp: optimal, 812 variables, greedy
+    /// 730.4 µs`).
+    pub extraction: String,
 }
 
 /// Why a graph could not be optimised.
@@ -152,13 +169,18 @@ pub enum OptimizeError {
     /// Extraction found no graph (never for a checked graph: the original is in the e-graph).
     #[error("no graph could be extracted")]
     NoGraph,
+    /// `Extractor::Ilp` in a build without the feature `ilp`.
+    #[error(
+        "this risec was built without the ILP extractor (cargo build --release --features ilp)"
+    )]
+    NoIlp,
 }
 
 /// Optimises `graph` with every rule of [`rules::all`] under the analytic cost model.
 pub fn optimize(graph: &Graph, options: &Options) -> Result<Optimized, OptimizeError> {
     let start = Instant::now();
     let (egraph, root, built) = saturate(graph, options);
-    finish(graph, &egraph, root, built, start)
+    finish(graph, &egraph, root, built, start, options.extractor)
 }
 
 /// [`optimize`], then every operator of the final e-graph timed from its own C (those not in
@@ -177,7 +199,7 @@ pub fn optimize_measured(
     let (mut egraph, root, built) = saturate(graph, options);
     codegen::measure::measure(&egraph, table, measure, dir)?;
     egraph.analysis.measured = Some(std::rc::Rc::new(table.clone()));
-    finish(graph, &egraph, root, built, start).map_err(|e| e.to_string())
+    finish(graph, &egraph, root, built, start, options.extractor).map_err(|e| e.to_string())
 }
 
 /// The e-graph of `graph` built by `options`' strategy under the analytic cost model.
@@ -206,10 +228,30 @@ fn finish(
     root: egg::Id,
     built: construct::Built,
     start: Instant,
+    extractor: Extractor,
 ) -> Result<Optimized, OptimizeError> {
     let original_cost = extract::cost_of(egraph, &graph.expr);
-    let best = extract::best(egraph, egraph.find(root), extract::FINAL_MOVES)
-        .ok_or(OptimizeError::NoGraph)?;
+    let root = egraph.find(root);
+    let best = extract::best(egraph, root, extract::FINAL_MOVES).ok_or(OptimizeError::NoGraph)?;
+    let (best, extraction) = match extractor {
+        Extractor::Greedy => (best, "greedy".to_string()),
+        #[cfg(feature = "ilp")]
+        Extractor::Ilp(time) => {
+            let greedy_cost = best.cost;
+            let (best, optimal, variables) = extract::ilp(egraph, root, best, time);
+            let words = if optimal {
+                "optimal"
+            } else {
+                "not proven optimal"
+            };
+            (
+                best,
+                format!("ilp: {words}, {variables} variables, greedy {greedy_cost:.1} µs"),
+            )
+        }
+        #[cfg(not(feature = "ilp"))]
+        Extractor::Ilp(_) => return Err(OptimizeError::NoIlp),
+    };
     // Extraction is greedy: the graph as written is the fallback, never a worse one.
     let (expr, cost) = if best.cost <= original_cost {
         (best.expr, best.cost)
@@ -220,6 +262,7 @@ fn finish(
         expr,
         cost,
         original_cost,
+        extraction,
         enodes: egraph.total_number_of_nodes(),
         eclasses: egraph.number_of_classes(),
         built,
