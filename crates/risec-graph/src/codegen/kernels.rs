@@ -103,7 +103,8 @@ impl Kernel {
             Kernel::LayerNorm { lanes: true } => "layernorm/lanes.sk",
             Kernel::LayerNorm { lanes: false } => "layernorm/rows.sk",
             Kernel::BatchMatmul => "bmm/parallel.sk",
-            _ => return None,
+            Kernel::Add | Kernel::Mul | Kernel::Map(_) => "scal/blocks.sk",
+            Kernel::Transpose => return None,
         })
     }
 
