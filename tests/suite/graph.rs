@@ -376,3 +376,34 @@ fn the_ilp_extractor_needs_its_feature() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("--features ilp"), "{err}");
 }
+
+#[test]
+fn a_graph_too_large_for_the_reference_is_optimised_but_not_checked() {
+    // 2 x 3000³ multiply-adds: minutes of plain f64 loops. The optimisation still runs, the
+    // check says why it was skipped, and --bench refuses with the reason.
+    let path = temp_file(
+        "big.graph",
+        b"input x : 3000 x 3000\nweight w : 3000 x 3000\nweight v : 3000 x 3000\nlet a = matmul(x, w)\nlet b = matmul(x, v)\nlet y = add(a, b)\noutput y\n",
+    );
+    let out = crate::common::risec_within(
+        &["graph", path.to_str().unwrap(), "--strategy", "tensat"],
+        Duration::from_secs(120),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("not checked: the reference evaluation would take about"),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("matmul(x, "), "{}", stdout(&out));
+    let out = risec(&[
+        "graph",
+        path.to_str().unwrap(),
+        "--strategy",
+        "tensat",
+        "--bench",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bench a smaller instance"), "{err}");
+}

@@ -270,6 +270,37 @@ fn finish(
     })
 }
 
+/// The most arithmetic operations the reference evaluation is run for (`check`, `--bench`):
+/// beyond it, evaluating the graph in plain f64 loops would take minutes.
+pub const REFERENCE_LIMIT: f64 = 2e9;
+
+/// About how many arithmetic operations the reference evaluation of `graph` takes (a product
+/// or convolution: its output times its reduction; any other operator: its output).
+pub fn reference_work(graph: &Graph) -> f64 {
+    let mut metas: Vec<lang::Meta> = Vec::new();
+    let mut work = 0.0;
+    for node in graph.expr.as_ref() {
+        let m = shape::infer(node, &|id| &metas[usize::from(id)], &graph.decls)
+            .unwrap_or(lang::Meta::Outputs);
+        let out: f64 = m
+            .shape()
+            .map_or(0.0, |s| s.iter().map(|d| *d as f64).product());
+        let per = match node {
+            TensorLang::Matmul([_, a, _]) => metas[usize::from(*a)]
+                .shape()
+                .and_then(|s| s.last())
+                .map_or(1.0, |k| *k as f64),
+            TensorLang::Conv2d([_, _, _, _, w]) => metas[usize::from(*w)]
+                .shape()
+                .map_or(1.0, |s| s[1..].iter().map(|d| *d as f64).product()),
+            _ => 1.0,
+        };
+        work += out * per;
+        metas.push(m);
+    }
+    work
+}
+
 /// The largest relative difference between `graph`'s outputs and `expr`'s on random inputs
 /// (seeded), by the reference evaluation.
 pub fn check(graph: &Graph, expr: &RecExpr<TensorLang>, seed: u64) -> f64 {
