@@ -10,9 +10,36 @@ use std::time::Duration;
 pub struct LaArgs {
     /// The `.la` file.
     pub file: String,
-    /// What to print for the outputs: `la`, the optimised plan as `.la` text.
-    #[arg(long, value_name = "WHAT", default_value = "la", value_parser = ["la"])]
+    /// What to print for the outputs: `la`, the optimised plan as `.la` text; `python`, the
+    /// plan as a Python module for `--target numpy` (the default) or `dask` (on standard
+    /// output, or written to `-o FILE.py`; the plan's `.la` text then goes to standard error).
+    #[arg(long, value_name = "WHAT", default_value = "la", value_parser = ["la", "python"])]
     pub emit: String,
+    /// What `--emit python` and `--bench` target: `c` (`--bench`'s default: risec's C),
+    /// `numpy` (NumPy and scipy.sparse; `--emit python`'s default) or `dask` (dask.array, with
+    /// scipy.sparse chunks).
+    #[arg(long, value_name = "TARGET", value_parser = ["c", "numpy", "dask"])]
+    pub target: Option<String>,
+    /// The Python interpreter of `--bench --target numpy|dask` (numpy and scipy; dask and
+    /// distributed for Dask) [default: $RISEC_PYTHON, else `python3`].
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<String>,
+    /// `--bench --target dask`: the address of a running Dask scheduler (`tcp://host:8786`)
+    /// [default: a `LocalCluster` started for the benchmark].
+    #[arg(long, value_name = "ADDRESS")]
+    pub dask_scheduler: Option<String>,
+    /// `--bench --target dask`: workers of the `LocalCluster` (one thread each).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub workers: usize,
+    /// `--bench --target dask`: each `LocalCluster` worker's memory limit, e.g. `1GiB` (the
+    /// plan's chunks are sized to an eighth of it) [default: Dask's, the machine's memory
+    /// shared among the workers].
+    #[arg(long, value_name = "SIZE", value_parser = crate::support::units::parse_size)]
+    pub worker_memory: Option<u64>,
+    /// `--bench` with a Python target: time the plan only, not the outputs as written (which
+    /// may take minutes at the declared sizes).
+    #[arg(long)]
+    pub plan_only: bool,
     /// Time limit of the outputs' optimisation (saturation, at most 3/4 of it, and extraction)
     /// and of each assertion's proof, e.g. `1s`, `500ms`.
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = crate::support::units::parse_duration)]
@@ -37,11 +64,12 @@ pub struct LaArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
     /// Write the plan as C to this file (and its header beside it, `.h`): dense operations
-    /// compiled from Rise, sparse inputs in CSR.
+    /// compiled from Rise, sparse inputs in CSR; with `--emit python`, the Python module.
     #[arg(short = 'o', long = "output", value_name = "FILE.c")]
     pub output: Option<String>,
-    /// With `-o`: compile the outputs as written instead of the plan (for comparisons).
-    #[arg(long, requires = "output")]
+    /// With `-o` or `--emit python`: the outputs as written instead of the plan (for
+    /// comparisons).
+    #[arg(long)]
     pub original: bool,
     /// Compile the outputs as written and the plan as C, check that they agree on random
     /// inputs (sparse ones with their declared non-zeros) and time both.
@@ -129,11 +157,23 @@ pub fn la(args: &LaArgs) -> Result<LaOutput, String> {
         );
     }
     let sketch = args.matmul_sketch.as_deref().map(std::path::Path::new);
-    if let Some(path) = &args.output {
-        check_c_output(std::path::Path::new(path), &args.file, sketch)?;
+    let python = crate::la_python::PythonRequest::from_args(args)?;
+    if args.original && args.output.is_none() && python.emit.is_none() {
+        return Err("error: `--original` needs `-o FILE` or `--emit python`".into());
+    }
+    if program.outputs.is_empty() && python.emit.is_some() {
+        return Err(format!(
+            "error: `{}` has no `output` to emit (only assertions)",
+            args.file
+        ));
+    }
+    match (&args.output, python.emit) {
+        (Some(path), None) => check_c_output(std::path::Path::new(path), &args.file, sketch)?,
+        (Some(path), Some(_)) => crate::la_python::check_output(path, &args.file)?,
+        _ => {}
     }
     if !program.outputs.is_empty() {
-        plan_outputs(args, &program, &options, sketch, &mut out)?;
+        plan_outputs(args, &program, &options, sketch, &python, &mut out)?;
     }
     prove_assertions(args, &program, &options, &mut out)?;
     Ok(out)
@@ -146,6 +186,7 @@ fn plan_outputs(
     program: &la::LaProgram,
     options: &LaOptions,
     sketch: Option<&std::path::Path>,
+    python: &crate::la_python::PythonRequest,
     out: &mut LaOutput,
 ) -> Result<(), String> {
     let plan = la::optimize(program, options).map_err(|e| e.to_string())?;
@@ -173,18 +214,35 @@ fn plan_outputs(
         options.memory,
     ))?;
     let _ = writeln!(out.stderr, "{checked}");
-    out.stdout.push_str(&plan.text);
-    let _ = writeln!(
-        out.stdout,
+    let cost_line = format!(
         "estimated cost: {} -> {}",
         cost(plan.original_cost),
         cost(plan.plan_cost)
     );
-    if let Some(path) = &args.output {
-        write_c(path, program, &plan, args.original, sketch)?;
+    if let (Some(target), None) = (python.emit, &args.output) {
+        // The module is standard output; what would be printed goes to standard error.
+        let _ = write!(out.stderr, "{}{cost_line}\n", plan.text);
+        out.stdout.push_str(&crate::la_python::module(
+            program,
+            &plan,
+            target,
+            args.original,
+        ));
+    } else {
+        let _ = write!(out.stdout, "{}{cost_line}\n", plan.text);
+    }
+    match (&args.output, python.emit) {
+        (Some(path), Some(target)) => {
+            crate::la_python::write_module(path, program, &plan, target, args.original)?
+        }
+        (Some(path), None) => write_c(path, program, &plan, args.original, sketch)?,
+        _ => {}
     }
     if args.bench {
-        let line = bench_line(program, &plan, args.rounds, sketch)?;
+        let line = match &python.bench {
+            Some(bench) => crate::la_python::bench_line(program, &plan, bench)?,
+            None => bench_line(program, &plan, args.rounds, sketch)?,
+        };
         let _ = writeln!(out.stdout, "{line}");
     }
     Ok(())

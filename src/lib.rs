@@ -32,6 +32,7 @@ mod emit_c;
 mod eval;
 pub mod graph;
 pub mod la;
+mod la_python;
 mod print;
 mod prove;
 mod rules;

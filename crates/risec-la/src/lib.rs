@@ -48,6 +48,7 @@ mod lower;
 mod optimize;
 mod parser;
 mod print;
+pub mod python;
 mod rules;
 
 pub use check::{Assertion, Func, Input, LaProgram, Shape};

@@ -643,6 +643,26 @@ pub fn check_assertion(program: &LaProgram, assertion: &Assertion, seed: u64) ->
     }
 }
 
+/// Whether the dense evaluator can evaluate the outputs as written within the numerical
+/// check's budget of operations and `memory` bytes (what [`check_plan_within`] evaluates).
+pub(crate) fn evaluable(program: &LaProgram, memory: u64) -> bool {
+    let mut sizes = FxHashMap::default();
+    let entries = program
+        .outputs
+        .iter()
+        .map(|(_, t)| dense_entries(t, &mut sizes))
+        .sum::<f64>()
+        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
+    let bytes = (entries * 16.0).min(u64::MAX as f64) as u64;
+    let mut seen = FxHashMap::default();
+    let work = program
+        .outputs
+        .iter()
+        .map(|(_, t)| dense_work(t, &mut seen))
+        .sum::<f64>();
+    crate::support::memory::would_exceed(memory, bytes).is_none() && work <= CHECK_BUDGET
+}
+
 /// A bound on the dense evaluator's work for a term as written; each shared term once.
 /// The entries of a term's distinct subterms as written (what the dense evaluator holds).
 fn dense_entries(t: &Term, seen: &mut FxHashMap<*const super::check::Node, ()>) -> f64 {

@@ -1,0 +1,212 @@
+# --- runtime (dask target): the operations of `.la` plans on dask arrays. Every value is 2-D
+# (a scalar is 1 x 1). A dense value is a dask array of NumPy chunks; a sparse value is an
+# `_LaSparse`: a dask array whose chunks are scipy.sparse CSR arrays, which dask's own
+# operations do not handle, so each operation on it is a `blockwise` of our own. Nothing is
+# computed until `_la_results`, which computes every output in one `dask.compute` (shared
+# intermediates once) on the scheduler in use: a `dask.distributed` client if one is active.
+import dask as _dask
+import dask.array as _da
+import numpy as _np
+import scipy.sparse as _sp
+
+
+class _LaSparse:
+    """A sparse value: `arr`, a dask array of CSR chunks."""
+
+    def __init__(self, arr):
+        self.arr = arr
+        self.shape = arr.shape
+        self.dtype = arr.dtype
+
+
+def _la_chunk_bytes():
+    """Bytes per chunk: an eighth of the smallest worker's memory limit when a distributed
+    client is active (room for a task's operands, result and intermediates), at most 128 MiB;
+    64 MiB otherwise."""
+    try:
+        from distributed import get_client
+
+        workers = get_client().scheduler_info()["workers"].values()
+        limits = [w.get("memory_limit") or 0 for w in workers]
+        limits = [m for m in limits if m > 0]
+        if limits:
+            return max(1 << 20, min(128 << 20, min(limits) // 8))
+    except (ImportError, ValueError, KeyError):
+        pass
+    return 64 << 20
+
+
+def _la_chunks(shape, bytes_per_entry):
+    """Blocks of whole rows when a row fits in a chunk, else square-ish blocks."""
+    rows, cols = shape
+    budget = max(1, _la_chunk_bytes() // max(1, int(bytes_per_entry)))
+    if cols <= budget:
+        return (max(1, min(rows, budget // max(1, cols))), cols)
+    side = max(1, int(budget**0.5))
+    return (min(rows, side), min(cols, side))
+
+
+def _la_input(value, name, shape, sparse):
+    """`value` (NumPy, scipy.sparse or dask) as the plan expects it, in chunks sized for the
+    workers; a wrong shape is an error that names the input."""
+    if tuple(value.shape) != shape:
+        raise ValueError(
+            f"input {name}: expected shape {shape[0]} x {shape[1]}, got {' x '.join(map(str, value.shape))}"
+        )
+    if sparse:
+        if isinstance(value, _LaSparse):
+            return value
+        if isinstance(value, _da.Array):
+            if _sp.issparse(value._meta):
+                return _LaSparse(value.map_blocks(_sp.csr_array, dtype=value.dtype, meta=_la_meta(True, value.dtype)))
+            return _LaSparse(value.map_blocks(_sp.csr_array, dtype=value.dtype, meta=_la_meta(True, value.dtype)))
+        value = value if isinstance(value, _sp.csr_array) else _sp.csr_array(value)
+        per_row = max(1.0, value.nnz / max(1, shape[0]))
+        chunks = _la_chunks(shape, 12.0 * per_row / max(1, shape[1]))
+        return _LaSparse(_da.from_array(value, chunks=chunks, asarray=False, meta=_sp.csr_array((0, 0), dtype=value.dtype)))
+    if isinstance(value, _da.Array):
+        return value
+    if _sp.issparse(value):
+        value = value.toarray()
+    value = _np.asarray(value)
+    return _da.from_array(value, chunks=_la_chunks(shape, value.itemsize))
+
+
+def _la_dense(a):
+    if isinstance(a, _LaSparse):
+        return a.arr.map_blocks(lambda b: b.toarray(), dtype=a.dtype, meta=_np.empty((0, 0), a.dtype))
+    return a
+
+
+def _la_meta(sparse, dtype):
+    return _sp.csr_array((0, 0), dtype=dtype) if sparse else _np.empty((0, 0), dtype)
+
+
+def _la_block_mm(xs, ys):
+    """Block (i, j) of a product: the sum over the blocks k of x(i, k) @ y(k, j)."""
+    total = None
+    for x, y in zip(xs, ys):
+        p = x @ y
+        total = p if total is None else total + p
+    return _sp.csr_array(total) if _sp.issparse(total) else _np.asarray(total)
+
+
+def _la_mm(a, b):
+    sparse = isinstance(a, _LaSparse) and isinstance(b, _LaSparse)
+    x = a.arr if isinstance(a, _LaSparse) else a
+    y = b.arr if isinstance(b, _LaSparse) else b
+    dtype = _np.result_type(x.dtype, y.dtype)
+    out = _da.blockwise(
+        _la_block_mm, "ij", x, "ik", y, "kj", concatenate=False, dtype=dtype, meta=_la_meta(sparse, dtype)
+    )
+    return _LaSparse(out) if sparse else out
+
+
+def _la_scalar_of(a):
+    return a if isinstance(a, float) else None
+
+
+def _la_mul(a, b):
+    if isinstance(b, _LaSparse) and not isinstance(a, _LaSparse):
+        a, b = b, a
+    if not isinstance(a, _LaSparse):
+        return a * b
+    s = _la_scalar_of(b)
+    if s is not None:
+        return _LaSparse(a.arr.map_blocks(lambda x: x * s, dtype=a.dtype, meta=_la_meta(True, a.dtype)))
+    if isinstance(b, _LaSparse):
+        if b.shape != a.shape:
+            return _la_mul(a, _la_dense(b))
+        other = b.arr.rechunk(a.arr.chunks)
+        f = lambda x, y: _sp.csr_array(x.multiply(y))
+    else:
+        other = _da.broadcast_to(b, a.shape, chunks=a.arr.chunks)
+        f = lambda x, y: _sp.csr_array(x.multiply(y))
+    dtype = _np.result_type(a.dtype, other.dtype)
+    return _LaSparse(_da.blockwise(f, "ij", a.arr, "ij", other, "ij", dtype=dtype, meta=_la_meta(True, dtype)))
+
+
+def _la_add(a, b):
+    if isinstance(a, _LaSparse) and isinstance(b, _LaSparse) and a.shape == b.shape:
+        dtype = _np.result_type(a.dtype, b.dtype)
+        f = lambda x, y: _sp.csr_array(x + y)
+        return _LaSparse(
+            _da.blockwise(f, "ij", a.arr, "ij", b.arr.rechunk(a.arr.chunks), "ij", dtype=dtype, meta=_la_meta(True, dtype))
+        )
+    return _la_dense(a) + _la_dense(b)
+
+
+def _la_t(a):
+    if isinstance(a, _LaSparse):
+        f = lambda x: _sp.csr_array(x.T)
+        return _LaSparse(_da.blockwise(f, "ji", a.arr, "ij", dtype=a.dtype, meta=_la_meta(True, a.dtype)))
+    return a.T
+
+
+def _la_block_sums(a, axis):
+    """Per-block sums of a sparse value (dense: one row or column, or one entry, a block)."""
+    arr = a.arr
+    if axis is None:
+        f, chunks = (lambda x: _np.asarray(x.sum()).reshape(1, 1)), ((1,) * arr.numblocks[0], (1,) * arr.numblocks[1])
+    elif axis == 1:
+        f, chunks = (lambda x: _np.asarray(x.sum(axis=1)).reshape(-1, 1)), (arr.chunks[0], (1,) * arr.numblocks[1])
+    else:
+        f, chunks = (lambda x: _np.asarray(x.sum(axis=0)).reshape(1, -1)), ((1,) * arr.numblocks[0], arr.chunks[1])
+    return arr.map_blocks(f, chunks=chunks, dtype=a.dtype, meta=_np.empty((0, 0), a.dtype))
+
+
+def _la_sum(a):
+    if isinstance(a, _LaSparse):
+        a = _la_block_sums(a, None)
+    return a.sum().reshape(1, 1)
+
+
+def _la_rowsums(a):
+    if isinstance(a, _LaSparse):
+        a = _la_block_sums(a, 1)
+    return a.sum(axis=1, keepdims=True)
+
+
+def _la_colsums(a):
+    if isinstance(a, _LaSparse):
+        a = _la_block_sums(a, 0)
+    return a.sum(axis=0, keepdims=True)
+
+
+def _la_sparse_map(a, f):
+    return _LaSparse(a.arr.map_blocks(lambda x: _sp.csr_array(f(x)), dtype=a.dtype, meta=_la_meta(True, a.dtype)))
+
+
+def _la_exp(a):
+    return _da.exp(_la_dense(a))
+
+
+def _la_log(a):
+    return _da.log(_la_dense(a))
+
+
+def _la_sqrt(a):
+    return _la_sparse_map(a, lambda x: x.sqrt()) if isinstance(a, _LaSparse) else _da.sqrt(a)
+
+
+def _la_abs(a):
+    return _la_sparse_map(a, abs) if isinstance(a, _LaSparse) else abs(a)
+
+
+def _la_sigmoid(a):
+    return 1.0 / (1.0 + _da.exp(-_la_dense(a)))
+
+
+def _la_relu(a):
+    return _la_sparse_map(a, lambda x: x.maximum(0)) if isinstance(a, _LaSparse) else _da.maximum(a, 0)
+
+
+def _la_inv(a):
+    return 1.0 / _la_dense(a)
+
+
+def _la_results(values):
+    """Computes the outputs together (one graph: shared intermediates once) as dense NumPy
+    arrays."""
+    lazy = [_la_dense(v) for v in values]
+    return [_np.asarray(v) for v in _dask.compute(*lazy)]

@@ -1,0 +1,156 @@
+"""Benchmark driver of `risec la --bench --target numpy|dask` (generated into a temporary
+directory with the modules it times; not meant to be run by hand).
+
+Loads the plan's module and the outputs as written (both for the target) and the plan for
+NumPy (the reference), then:
+1. with --check-inputs DIR: evaluates the plan on the float64 inputs DIR/NAME.npy (sparse
+   ones converted to CSR) and saves each output as DIR/out_NAME.npy for risec to compare with
+   its own evaluator;
+2. makes random float32 inputs of the declared shapes (dense uniform in [0.5, 1.5), sparse
+   CSR with the declared non-zeros in random places), evaluates the reference once, then times
+   the outputs as written and the plan (median of --rounds calls after one warm-up), and checks
+   each against the reference.
+Prints one line per fact (`VERSION`, `CHECKED`, `ERROR`, `TIME`, `FAIL`, `PROGRESS`), which
+risec reads.
+"""
+import argparse
+import importlib.util
+import statistics
+import sys
+import time
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def say(*words):
+    print(*words, flush=True)
+
+
+def rel_error(expected, got):
+    import numpy as np
+
+    scale = max(float(np.max(np.abs(expected))) if expected.size else 0.0, 1e-30)
+    if expected.shape != got.shape:
+        return float("inf")
+    return float(np.max(np.abs(expected.astype(np.float64) - got.astype(np.float64)))) / scale
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--plan", required=True)
+    p.add_argument("--original", required=True)
+    p.add_argument("--reference", required=True)
+    p.add_argument("--target", choices=["numpy", "dask"], required=True)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--check-inputs")
+    p.add_argument("--scheduler")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--worker-memory")
+    p.add_argument("--skip-original", action="store_true")
+    a = p.parse_args()
+    try:
+        import numpy as np
+        import scipy
+        import scipy.sparse as sp
+    except ImportError as e:
+        say("FAIL python", f"{sys.executable} cannot import numpy and scipy ({e})")
+        return 3
+    versions = f"numpy {np.__version__}, scipy {scipy.__version__}"
+    client = None
+    if a.target == "dask":
+        try:
+            import dask
+            from distributed import Client, LocalCluster
+        except ImportError as e:
+            say("FAIL python", f"{sys.executable} cannot import dask and distributed ({e})")
+            return 3
+        if a.scheduler:
+            client = Client(a.scheduler)
+            where = f"the scheduler at {a.scheduler}"
+        else:
+            cluster = LocalCluster(
+                n_workers=a.workers,
+                threads_per_worker=1,
+                memory_limit=a.worker_memory or "auto",
+                dashboard_address=None,
+                processes=True,
+            )
+            client = Client(cluster)
+            limits = [w["memory_limit"] for w in client.scheduler_info()["workers"].values()]
+            where = f"a LocalCluster of {a.workers} workers, {min(limits) / 2**20:.0f} MiB each"
+        versions += f", dask {dask.__version__}, {where}"
+    say("VERSION", versions)
+    plan = load(a.plan, "risec_plan")
+    original = load(a.original, "risec_original")
+    reference = load(a.reference, "risec_reference")
+    names = list(plan.INPUTS)
+
+    if a.check_inputs:
+        import os
+
+        args = []
+        for name in names:
+            v = np.load(os.path.join(a.check_inputs, f"{name}.npy"))
+            args.append(sp.csr_array(v) if plan.INPUTS[name]["sparse"] else v)
+        for name, value in plan.compute(*args).items():
+            np.save(os.path.join(a.check_inputs, f"out_{name}.npy"), np.asarray(value, dtype=np.float64))
+        say("CHECKED")
+
+    rng = np.random.default_rng(a.seed)
+    args = []
+    for name in names:
+        info = plan.INPUTS[name]
+        rows, cols = info["shape"]
+        if info["sparse"]:
+            nnz = min(int(info["nnz"]), rows * cols)
+            flat = rng.choice(rows * cols, size=nnz, replace=False) if rows * cols < 2**26 else np.unique(rng.integers(0, rows * cols, size=nnz))
+            data = rng.uniform(0.5, 1.5, size=flat.size).astype(np.float32)
+            args.append(sp.csr_array((data, (flat // cols, flat % cols)), shape=(rows, cols)))
+        else:
+            args.append(rng.uniform(0.5, 1.5, size=(rows, cols)).astype(np.float32))
+    say("PROGRESS inputs")
+    expected = reference.compute(*args)
+    say("PROGRESS reference")
+    if client is not None:
+        # Inputs chunked and placed on the workers once, as a user's data would be.
+        placed = []
+        for name, v in zip(names, args):
+            info = plan.INPUTS[name]
+            x = plan._la_input(v, name, tuple(info["shape"]), info["sparse"])
+            if isinstance(x, plan._LaSparse):
+                placed.append(x.arr.persist())
+            else:
+                placed.append(x.persist())
+        args = placed
+
+    def timed(module, label):
+        times, out = [], None
+        for r in range(a.rounds + 1):
+            t0 = time.perf_counter()
+            out = module.compute(*args)
+            if r > 0:
+                times.append((time.perf_counter() - t0) * 1e3)
+            say("PROGRESS", label, r)
+        err = max(rel_error(expected[k], out[k]) for k in expected)
+        say("ERROR", label, f"{err:.3e}")
+        say("TIME", label, f"{statistics.median(times):.4f}")
+
+    if not a.skip_original:
+        try:
+            timed(original, "original")
+        except Exception as e:  # the outputs as written may not fit the workers: say so
+            say("FAIL original", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300])
+    timed(plan, "plan")
+    if client is not None:
+        client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
