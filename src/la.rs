@@ -36,6 +36,10 @@ pub struct LaArgs {
     /// shared among the workers].
     #[arg(long, value_name = "SIZE", value_parser = crate::support::units::parse_size)]
     pub worker_memory: Option<u64>,
+    /// `--bench --target dask`: how long the outputs as written may run on the cluster before
+    /// it is restarted and they are reported as not finished.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::support::units::parse_duration)]
+    pub original_time: Duration,
     /// `--bench` with a Python target: time the plan only, not the outputs as written (which
     /// may take minutes at the declared sizes).
     #[arg(long)]

@@ -58,6 +58,7 @@ impl PythonRequest {
                 workers: args.workers,
                 worker_memory: args.worker_memory,
                 skip_original: args.plan_only,
+                original_timeout: args.original_time,
             }),
             _ => None,
         };
@@ -166,7 +167,8 @@ fn describe(step: &str, rounds: usize) -> String {
     match (words.next(), words.next()) {
         (Some("inputs"), _) => "inputs made; the reference (the plan on NumPy)".into(),
         (Some("reference"), _) => "reference computed; timing".into(),
-        (Some(label), Some(round)) => format!("{label}: call {round} of {}", rounds + 1),
+        (Some("placed"), _) => "inputs placed on the workers; timing".into(),
+        (Some(label), Some(call)) => format!("{label}: call {call} done ({rounds} timed)"),
         _ => step.to_string(),
     }
 }

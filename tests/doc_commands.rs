@@ -14,6 +14,9 @@
 //! * An `sh slow` block (GitHub shows it as `sh`) holds commands that take a minute or more
 //!   (README's growth table of the old engine): the slow group runs it
 //!   (`cargo test --release -- --ignored slow_`), with the other blocks of its document.
+//! * An `sh python` block (GitHub shows it as `sh`) holds commands that need the Python venv
+//!   README.md sets up (`risec la --bench --target numpy|dask`): `tests/python` (pytest, run by
+//!   `.ci/run`) runs them; this test lists them as left out.
 //!
 //! So the documents show commands that run in seconds (`--rounds 1`, small sizes); a command
 //! that relies on a default size runs at that size here.
@@ -75,6 +78,9 @@ enum Block {
     /// An `sh slow` block (GitHub shows it as `sh`): an `sh` block of commands that take a
     /// minute or more, run only by the slow group.
     SlowSh(Vec<String>),
+    /// An `sh python` block (GitHub shows it as `sh`): commands that need the Python venv of
+    /// README.md; `tests/python` (pytest, run by `.ci/run`) runs them, this test lists them.
+    PythonSh(Vec<String>),
     /// A `console` block: each `$ COMMAND` (continuation lines joined) with the output shown
     /// under it, which the command's output must match (see [`output_matches`]).
     Console(Vec<(String, Vec<String>)>),
@@ -88,7 +94,9 @@ fn blocks(text: &str) -> Vec<(usize, Block)> {
         match &mut current {
             None => {
                 let info = line.trim_end();
-                if info == "```sh" || info == "```sh slow" || info == "```console" {
+                if info == "```sh python" {
+                    current = Some((i + 1, "sh python", Vec::new()));
+                } else if info == "```sh" || info == "```sh slow" || info == "```console" {
                     current = Some((i + 1, &info[3..], Vec::new()));
                 }
             }
@@ -100,6 +108,8 @@ fn blocks(text: &str) -> Vec<(usize, Block)> {
                         Block::Sh(sh_commands(&lines))
                     } else if kind == "sh slow" {
                         Block::SlowSh(sh_commands(&lines))
+                    } else if kind == "sh python" {
+                        Block::PythonSh(sh_commands(&lines))
                     } else {
                         Block::Console(console_commands(&lines))
                     },
@@ -313,6 +323,12 @@ impl Runner {
                     let mut left_out = self.left_out.lock().unwrap();
                     for command in commands {
                         left_out.push(format!("{at}: {command} (the slow group runs it)"));
+                    }
+                }
+                Block::PythonSh(commands) => {
+                    let mut left_out = self.left_out.lock().unwrap();
+                    for command in commands {
+                        left_out.push(format!("{at}: {command} (tests/python runs it)"));
                     }
                 }
                 Block::Sh(commands) | Block::SlowSh(commands) => {

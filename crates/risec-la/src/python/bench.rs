@@ -30,6 +30,8 @@ pub struct PythonBench {
     pub worker_memory: Option<u64>,
     /// Whether to leave the outputs as written out (when they are known to be too slow).
     pub skip_original: bool,
+    /// Dask: how long the outputs as written may run before the cluster is restarted.
+    pub original_timeout: std::time::Duration,
 }
 
 /// What the benchmark measured.
@@ -201,6 +203,10 @@ pub fn run(
     if options.skip_original {
         cmd.arg("--skip-original");
     }
+    cmd.args([
+        "--original-timeout",
+        &options.original_timeout.as_secs_f64().to_string(),
+    ]);
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -19,27 +19,33 @@ class _LaSparse:
         self.dtype = arr.dtype
 
 
-def _la_chunk_bytes():
-    """Bytes per chunk: an eighth of the smallest worker's memory limit when a distributed
-    client is active (room for a task's operands, result and intermediates), at most 128 MiB;
-    64 MiB otherwise."""
+def _la_client():
+    """The active `dask.distributed` client, or None."""
     try:
         from distributed import get_client
 
-        workers = get_client().scheduler_info()["workers"].values()
-        limits = [w.get("memory_limit") or 0 for w in workers]
-        limits = [m for m in limits if m > 0]
+        return get_client()
+    except (ImportError, ValueError):
+        return None
+
+
+def _la_chunk_bytes():
+    """Bytes per chunk: a sixteenth of the smallest worker's memory limit when a distributed
+    client is active (room for the worker's share of the data and a task's operands, result
+    and intermediates), at most 128 MiB; 64 MiB otherwise."""
+    client = _la_client()
+    if client is not None:
+        workers = client.scheduler_info()["workers"].values()
+        limits = [m for m in (w.get("memory_limit") or 0 for w in workers) if m > 0]
         if limits:
-            return max(1 << 20, min(128 << 20, min(limits) // 8))
-    except (ImportError, ValueError, KeyError):
-        pass
+            return max(1 << 20, min(128 << 20, min(limits) // 16))
     return 64 << 20
 
 
 def _la_chunks(shape, bytes_per_entry):
     """Blocks of whole rows when a row fits in a chunk, else square-ish blocks."""
     rows, cols = shape
-    budget = max(1, _la_chunk_bytes() // max(1, int(bytes_per_entry)))
+    budget = max(1, int(_la_chunk_bytes() / max(bytes_per_entry, 1e-9)))
     if cols <= budget:
         return (max(1, min(rows, budget // max(1, cols))), cols)
     side = max(1, int(budget**0.5))
@@ -63,13 +69,62 @@ def _la_input(value, name, shape, sparse):
         value = value if isinstance(value, _sp.csr_array) else _sp.csr_array(value)
         per_row = max(1.0, value.nnz / max(1, shape[0]))
         chunks = _la_chunks(shape, 12.0 * per_row / max(1, shape[1]))
-        return _LaSparse(_da.from_array(value, chunks=chunks, asarray=False, meta=_sp.csr_array((0, 0), dtype=value.dtype)))
+        return _LaSparse(_la_from_blocks(value, chunks, True))
     if isinstance(value, _da.Array):
         return value
     if _sp.issparse(value):
         value = value.toarray()
     value = _np.asarray(value)
-    return _da.from_array(value, chunks=_la_chunks(shape, value.itemsize))
+    return _la_from_blocks(value, _la_chunks(shape, value.itemsize), False)
+
+
+def _la_from_blocks(value, chunks, sparse):
+    """A dask array of `value`'s blocks, each its own piece of the graph: a task carries its
+    block only (`da.from_array` would ship the whole array to every worker that slices it)."""
+    (rows, cols), (step_r, step_c) = value.shape, chunks
+    blocks = []
+    for i in range(0, rows, step_r):
+        row = []
+        for j in range(0, cols, step_c):
+            block = value[i : i + step_r, j : j + step_c]
+            row.append(_sp.csr_array(block) if sparse else _np.ascontiguousarray(block))
+        blocks.append(row)
+    client = _la_client()
+    if client is not None:
+        # On a cluster each block goes to a worker once, spread over the workers, rather than
+        # inside the task graph.
+        flat = client.scatter([b for row in blocks for b in row])
+        it = iter(flat)
+        handles = [[next(it) for _ in row] for row in blocks]
+    else:
+        handles = [[_dask.delayed(b) for b in row] for row in blocks]
+    grid = [
+        [
+            _da.from_delayed(h, shape=b.shape, dtype=value.dtype, meta=_la_meta(sparse, value.dtype))
+            for h, b in zip(hrow, brow)
+        ]
+        for hrow, brow in zip(handles, blocks)
+    ]
+    if sparse:
+        # `da.block` would concatenate through NumPy; the blocks are placed without it.
+        return _la_assemble(grid, value.dtype)
+    return _da.block(grid)
+
+
+def _la_assemble(grid, dtype):
+    """A dask array whose blocks are the lazy CSR blocks of `grid` (rows of blocks)."""
+    from dask.array.core import Array
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = "la-sparse-" + _dask.base.tokenize(*[b.name for row in grid for b in row])
+    layers, deps = {}, []
+    for i, row in enumerate(grid):
+        for j, b in enumerate(row):
+            layers[(name, i, j)] = (b.name, 0, 0)
+            deps.append(b)
+    chunks = (tuple(row[0].shape[0] for row in grid), tuple(b.shape[1] for b in grid[0]))
+    graph = HighLevelGraph.from_collections(name, layers, dependencies=deps)
+    return Array(graph, name, chunks, dtype=dtype, meta=_la_meta(True, dtype))
 
 
 def _la_dense(a):

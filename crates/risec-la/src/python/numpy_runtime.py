@@ -47,8 +47,25 @@ def _la_mul(a, b):
             s = _la_scalar_of(y)
             if s is not None:
                 return x * s
-            return _sp.csr_array(x.multiply(y))
+            if _sp.issparse(y):
+                return _sp.csr_array(x.multiply(y))
+            return _la_scale(x, _np.asarray(y))
     return a * b
+
+
+def _la_scale(x, y):
+    """CSR `x` times dense `y` (same shape, a column or a row that broadcasts): each stored
+    entry scaled by its factor, O(non-zeros) (scipy's `multiply` expands a broadcast operand
+    to the full shape first)."""
+    x = x.tocsr()
+    if y.shape == (x.shape[0], 1):
+        factors = _np.repeat(y[:, 0], _np.diff(x.indptr))
+    elif y.shape == (1, x.shape[1]):
+        factors = y[0, x.indices]
+    else:
+        y = _np.broadcast_to(y, x.shape)
+        factors = y[_np.repeat(_np.arange(x.shape[0]), _np.diff(x.indptr)), x.indices]
+    return _sp.csr_array((x.data * factors, x.indices, x.indptr), shape=x.shape)
 
 
 def _la_add(a, b):
@@ -66,11 +83,17 @@ def _la_sum(a):
 
 
 def _la_rowsums(a):
-    return _np.asarray(a.sum(axis=1)).reshape(-1, 1)
+    if _sp.issparse(a):
+        return _np.asarray(a.sum(axis=1)).reshape(-1, 1)
+    # A product with ones (BLAS): NumPy's reductions along an axis of a narrow array are
+    # ten times slower.
+    return a @ _np.ones((a.shape[1], 1), a.dtype)
 
 
 def _la_colsums(a):
-    return _np.asarray(a.sum(axis=0)).reshape(1, -1)
+    if _sp.issparse(a):
+        return _np.asarray(a.sum(axis=0)).reshape(1, -1)
+    return _np.ones((1, a.shape[0]), a.dtype) @ a
 
 
 def _la_exp(a):
@@ -102,5 +125,7 @@ def _la_inv(a):
 
 
 def _la_results(values):
-    """The outputs as dense NumPy arrays."""
-    return [_np.asarray(_la_dense(a)) for a in values]
+    """The outputs: a value the plan keeps sparse as a scipy.sparse CSR array (expanding a
+    1 %-dense output to a dense array would cost more than computing it), others as dense
+    NumPy arrays."""
+    return [_sp.csr_array(a) if _sp.issparse(a) else _np.asarray(a) for a in values]
