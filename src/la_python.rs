@@ -46,12 +46,12 @@ impl PythonRequest {
         let bench = match target {
             Some(target) if args.bench => Some(PythonBench {
                 target,
-                python: args
-                    .python
-                    .clone()
-                    .or_else(|| std::env::var("RISEC_PYTHON").ok())
-                    .unwrap_or_else(|| "python3".into())
-                    .into(),
+                python: python_path(
+                    args.python
+                        .clone()
+                        .or_else(|| std::env::var("RISEC_PYTHON").ok())
+                        .unwrap_or_else(|| "python3".into()),
+                ),
                 rounds: args.rounds,
                 seed: args.seed,
                 scheduler: args.dask_scheduler.clone(),
@@ -64,6 +64,19 @@ impl PythonRequest {
         };
         Ok(PythonRequest { emit, bench })
     }
+}
+
+/// The interpreter's path: a relative path with a folder in it (`.venv/bin/python`) made
+/// absolute, since the driver runs in a directory of its own; a bare name is looked up on the
+/// `PATH` as usual.
+fn python_path(given: String) -> std::path::PathBuf {
+    let path = std::path::PathBuf::from(given);
+    if path.is_relative() && path.components().count() > 1 {
+        if let Ok(dir) = std::env::current_dir() {
+            return dir.join(path);
+        }
+    }
+    path
 }
 
 /// The module's text: the plan, or the outputs as written with `original`.

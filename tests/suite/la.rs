@@ -677,3 +677,101 @@ fn the_numerical_check_keeps_within_the_memory_limit() {
         Check::Agrees(_)
     ));
 }
+
+/// `--emit python`: the module on standard output (the plan's `.la` text on standard error),
+/// one function per output and `compute`, every input's shape checked, the runtime of the
+/// target in it; the outputs as written with `--original`. (tests/python runs the modules.)
+#[test]
+fn emit_python_writes_a_module_per_target() {
+    let out = risec(&["la", "examples/la/glm.la", "--emit", "python"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let module = stdout(&out);
+    assert!(module.starts_with("\"\"\"The optimised plan of `examples/la/glm.la`"));
+    for line in [
+        "def Hv(X, w, v, lambda_):",
+        "def q(X, w, v, lambda_):",
+        "def compute(X, w, v, lambda_):",
+        "    X = _la_input(X, \"X\", (20000, 1000), True)",
+        "import scipy.sparse as _sp",
+    ] {
+        assert!(module.contains(line), "no `{line}` in\n{module}");
+    }
+    assert!(stderr(&out).contains("output q = "), "{}", stderr(&out));
+    let dask = stdout(&risec(&[
+        "la",
+        "examples/la/glm.la",
+        "--emit",
+        "python",
+        "--target",
+        "dask",
+    ]));
+    assert!(dask.contains("import dask.array as _da") && dask.contains("TARGET = \"dask\""));
+    let original = stdout(&risec(&[
+        "la",
+        "examples/la/glm.la",
+        "--emit",
+        "python",
+        "--original",
+    ]));
+    assert!(original.starts_with("\"\"\"The outputs as written"));
+    // `compute` computes `X %*% v` once in the plan (shared by both outputs), twice as written.
+    let products = |text: &str| {
+        text.split("def compute(")
+            .nth(1)
+            .unwrap()
+            .matches("_la_mm(X, v)")
+            .count()
+    };
+    assert_eq!((products(&module), products(&original)), (1, 2));
+}
+
+#[test]
+fn python_options_that_do_not_go_together_are_errors() {
+    for (args, message) in [
+        (
+            &["--target", "numpy"][..],
+            "`--target` needs `--emit python` or `--bench`",
+        ),
+        (
+            &["--emit", "python", "--target", "c"][..],
+            "needs `--target numpy` or `--target dask`",
+        ),
+        (
+            &["--bench", "--target", "numpy", "--worker-memory", "1GiB"][..],
+            "go with `--bench --target dask`",
+        ),
+        (
+            &["--original"][..],
+            "`--original` needs `-o FILE` or `--emit python`",
+        ),
+        (
+            &["--bench", "--target", "dask", "--workers", "0"][..],
+            "at least one worker",
+        ),
+    ] {
+        let mut all = vec!["la", "examples/la/als.la"];
+        all.extend_from_slice(args);
+        let out = risec(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_python_benchmark_without_the_interpreter_says_how_to_get_one() {
+    let out = risec(&[
+        "la",
+        "examples/la/pnmf.la",
+        "--bench",
+        "--target",
+        "numpy",
+        "--python",
+        "/nonexistent/python3",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error: cannot run `/nonexistent/python3`"),
+        "{}",
+        stderr(&out)
+    );
+}
