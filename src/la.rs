@@ -40,6 +40,11 @@ pub struct LaArgs {
     /// it is restarted and they are reported as not finished.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::support::units::parse_duration)]
     pub original_time: Duration,
+    /// `--bench --target numpy|dask`: read the inputs from this folder (`NAME.npy` for a dense
+    /// input, `NAME.npz` as `scipy.sparse.save_npz` writes it for a sparse one) instead of
+    /// making random ones.
+    #[arg(long, value_name = "DIR")]
+    pub inputs: Option<String>,
     /// `--bench` with a Python target: time the plan only, not the outputs as written (which
     /// may take minutes at the declared sizes).
     #[arg(long)]
@@ -225,7 +230,7 @@ fn plan_outputs(
     );
     if let (Some(target), None) = (python.emit, &args.output) {
         // The module is standard output; what would be printed goes to standard error.
-        let _ = write!(out.stderr, "{}{cost_line}\n", plan.text);
+        let _ = writeln!(out.stderr, "{}{cost_line}", plan.text);
         out.stdout.push_str(&crate::la_python::module(
             program,
             &plan,
@@ -233,7 +238,7 @@ fn plan_outputs(
             args.original,
         ));
     } else {
-        let _ = write!(out.stdout, "{}{cost_line}\n", plan.text);
+        let _ = writeln!(out.stdout, "{}{cost_line}", plan.text);
     }
     match (&args.output, python.emit) {
         (Some(path), Some(target)) => {

@@ -33,6 +33,9 @@ impl PythonRequest {
         if target.is_some() && emit.is_none() && !args.bench {
             return Err("error: `--target` needs `--emit python` or `--bench`".into());
         }
+        if args.inputs.is_some() && !(args.bench && target.is_some()) {
+            return Err("error: `--inputs` goes with `--bench --target numpy|dask`".into());
+        }
         let dask_only = args.dask_scheduler.is_some() || args.worker_memory.is_some();
         if dask_only && !(args.bench && target == Some(Target::Dask)) {
             return Err(
@@ -59,6 +62,11 @@ impl PythonRequest {
                 worker_memory: args.worker_memory,
                 skip_original: args.plan_only,
                 original_timeout: args.original_time,
+                inputs: args.inputs.clone().map(|d| {
+                    std::env::current_dir()
+                        .map(|cwd| cwd.join(&d))
+                        .unwrap_or_else(|_| d.into())
+                }),
             }),
             _ => None,
         };

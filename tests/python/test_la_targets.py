@@ -222,3 +222,20 @@ def test_documented_python_commands_work_as_written(at, body, tmp_path):
 
 def test_documents_have_python_blocks():
     assert len(python_blocks()) >= 2
+
+
+@pytest.mark.parametrize("target", ["numpy", "dask"])
+def test_bench_reads_inputs_from_npy_and_npz_files(tmp_path, target):
+    la = tmp_path / "als.la"
+    la.write_text("input X : 60 x 20, sparsity 0.1\ninput U : 60 x 4\ninput V : 20 x 4\noutput g = (U %*% t(V) - X) %*% V\n")
+    rng = np.random.default_rng(7)
+    sp.save_npz(tmp_path / "X.npz", sp.random(60, 20, density=0.1, format="csr", rng=rng))
+    np.save(tmp_path / "U.npy", rng.random((60, 4)))
+    np.save(tmp_path / "V.npy", rng.random((4, 20)))  # transposed: refused with its shape
+    args = [la, "--bench", "--target", target, "--python", sys.executable, "--rounds", "1", "--inputs", tmp_path]
+    r = risec(*args)
+    assert r.returncode == 1 and "V: expected shape 20 x 4" in r.stderr and "holds 4 x 20" in r.stderr, r.stderr
+    np.save(tmp_path / "V.npy", rng.random((20, 4)))
+    r = risec(*args)
+    assert r.returncode == 0, r.stderr
+    assert "plan agrees with NumPy" in r.stdout, r.stdout

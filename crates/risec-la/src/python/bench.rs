@@ -30,6 +30,9 @@ pub struct PythonBench {
     pub worker_memory: Option<u64>,
     /// Whether to leave the outputs as written out (when they are known to be too slow).
     pub skip_original: bool,
+    /// A folder of inputs (`NAME.npy`, or `NAME.npz` as `scipy.sparse.save_npz` writes them)
+    /// instead of random ones.
+    pub inputs: Option<PathBuf>,
     /// Dask: how long the outputs as written may run before the cluster is restarted.
     pub original_timeout: std::time::Duration,
 }
@@ -75,6 +78,9 @@ pub enum PythonBenchError {
     /// The interpreter lacks a package the target needs.
     #[error("error: {0}; install the packages with `python3 -m venv .venv && .venv/bin/pip install -r python/requirements.txt` and pass `--python .venv/bin/python`")]
     Packages(String),
+    /// `--inputs`: a file is missing or has the wrong shape.
+    #[error("error: --inputs: {0}")]
+    Inputs(String),
     /// The driver failed (its output is the message).
     #[error("error: the Python benchmark failed:\n{0}")]
     Failed(String),
@@ -203,6 +209,9 @@ pub fn run(
     if options.skip_original {
         cmd.arg("--skip-original");
     }
+    if let Some(dir) = &options.inputs {
+        cmd.arg("--inputs").arg(dir);
+    }
     cmd.args([
         "--original-timeout",
         &options.original_timeout.as_secs_f64().to_string(),
@@ -236,6 +245,9 @@ pub fn run(
     };
     if let Some(why) = field("FAIL python") {
         return Err(PythonBenchError::Packages(why));
+    }
+    if let Some(why) = field("FAIL inputs") {
+        return Err(PythonBenchError::Inputs(why));
     }
     let number = |tag: &str| field(tag).and_then(|v| v.parse::<f64>().ok());
     let (Some(plan_ms), Some(plan_error)) = (number("TIME plan"), number("ERROR plan")) else {

@@ -6,8 +6,9 @@ NumPy (the reference), then:
 1. with --check-inputs DIR: evaluates the plan on the float64 inputs DIR/NAME.npy (sparse
    ones converted to CSR) and saves each output as DIR/out_NAME.npy for risec to compare with
    its own evaluator;
-2. makes random float32 inputs of the declared shapes (dense uniform in [0.5, 1.5), sparse
-   CSR with the declared non-zeros in random places), evaluates the reference once, then times
+2. reads the inputs from --inputs DIR (NAME.npy, or NAME.npz as scipy.sparse.save_npz writes
+   it) or makes random ones of the declared shapes (dense uniform in [0.5, 1.5), sparse CSR
+   with the declared non-zeros in random places), as float32, evaluates the reference once, then times
    the plan and the outputs as written (median of --rounds calls after one warm-up), and checks
    each against the reference. On a Dask cluster the inputs are chunked and persisted on the
    workers first, and the outputs as written stop at --original-timeout seconds.
@@ -57,6 +58,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--check-inputs")
+    p.add_argument("--inputs")
     p.add_argument("--scheduler")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--worker-memory")
@@ -114,7 +116,26 @@ def main():
     started = time.perf_counter()
     rng = np.random.default_rng(a.seed)
     args = []
-    for name in names:
+    if a.inputs:
+        import os
+
+        for name in names:
+            npy, npz = (os.path.join(a.inputs, f"{name}.{ext}") for ext in ("npy", "npz"))
+            if os.path.exists(npz):
+                value = sp.load_npz(npz)
+            elif os.path.exists(npy):
+                value = np.load(npy)
+            else:
+                say("FAIL inputs", f"no {name}.npy or {name}.npz in {a.inputs}")
+                return 2
+            info = plan.INPUTS[name]
+            if tuple(value.shape) != tuple(info["shape"]):
+                shape = " x ".join(map(str, value.shape))
+                say("FAIL inputs", f"{name}: expected shape {info['shape'][0]} x {info['shape'][1]}, {npz if sp.issparse(value) else npy} holds {shape}")
+                return 2
+            value = sp.csr_array(value, dtype=np.float32) if info["sparse"] else np.asarray(dense(value), dtype=np.float32)
+            args.append(value)
+    for name in names if not a.inputs else []:
         info = plan.INPUTS[name]
         rows, cols = info["shape"]
         if info["sparse"]:
