@@ -10,6 +10,7 @@
 //!     two sorts, with schema / shape / nnz / constant facts per class)
 //!   ─ optimize: saturate with rules (R_EQ + lifting), extract (cost model, greedy DAG) ─▶ plan
 //!   ─ print (plan as .la text), eval (dense evaluation: the plan against the input)
+//!   ─ codegen (the plan as C through Rise) or python (the plan as a NumPy/SciPy or Dask module)
 //! ```
 //!
 //! ```

@@ -67,15 +67,51 @@ def _la_input(value, name, shape, sparse):
                 return _LaSparse(value.map_blocks(_sp.csr_array, dtype=value.dtype, meta=_la_meta(True, value.dtype)))
             return _LaSparse(value.map_blocks(_sp.csr_array, dtype=value.dtype, meta=_la_meta(True, value.dtype)))
         value = value if isinstance(value, _sp.csr_array) else _sp.csr_array(value)
-        per_row = max(1.0, value.nnz / max(1, shape[0]))
-        chunks = _la_chunks(shape, 12.0 * per_row / max(1, shape[1]))
-        return _LaSparse(_la_from_blocks(value, chunks, True))
+        return _LaSparse(_la_from_blocks(value, _la_input_chunks(value, True), True))
     if isinstance(value, _da.Array):
         return value
     if _sp.issparse(value):
         value = value.toarray()
     value = _np.asarray(value)
-    return _la_from_blocks(value, _la_chunks(shape, value.itemsize), False)
+    return _la_from_blocks(value, _la_input_chunks(value, False), False)
+
+
+def _la_input_chunks(value, sparse):
+    """The blocks an input is cut into: a CSR row takes about 12 bytes a non-zero."""
+    rows, cols = value.shape
+    if sparse:
+        per_row = max(1.0, value.nnz / max(1, rows))
+        return _la_chunks(value.shape, 12.0 * per_row / max(1, cols))
+    return _la_chunks(value.shape, value.itemsize)
+
+
+def _la_load_block(path, sparse):
+    return _sp.csr_array(_sp.load_npz(path)) if sparse else _np.load(path)
+
+
+def _la_blocks_on_disk(value, name, sparse, folder):
+    """`value` (NumPy or scipy.sparse) saved block by block in `folder` (`NAME.I.J.npz` or
+    `.npy`), and the dask array whose tasks load each block where they run: inputs on storage
+    that every worker reads, as a cluster's data usually are, rather than sent from the client
+    (the blocks of a value larger than a worker's memory would not fit it on the way)."""
+    import os
+
+    value = _sp.csr_array(value) if sparse else _np.asarray(value)
+    (rows, cols), (step_r, step_c) = value.shape, _la_input_chunks(value, sparse)
+    grid = []
+    for i in range(0, rows, step_r):
+        row = []
+        for j in range(0, cols, step_c):
+            block = value[i : i + step_r, j : j + step_c]
+            path = os.path.join(folder, f"{name}.{i // step_r}.{j // step_c}.{'npz' if sparse else 'npy'}")
+            if sparse:
+                _sp.save_npz(path, _sp.csr_array(block), compressed=False)
+            else:
+                _np.save(path, _np.ascontiguousarray(block))
+            load = _dask.delayed(_la_load_block, pure=True)(path, sparse)
+            row.append(_da.from_delayed(load, shape=block.shape, dtype=value.dtype, meta=_la_meta(sparse, value.dtype)))
+        grid.append(row)
+    return _LaSparse(_la_assemble(grid, value.dtype)) if sparse else _da.block(grid)
 
 
 def _la_from_blocks(value, chunks, sparse):

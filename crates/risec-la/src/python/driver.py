@@ -10,8 +10,9 @@ NumPy (the reference), then:
    it) or makes random ones of the declared shapes (dense uniform in [0.5, 1.5), sparse CSR
    with the declared non-zeros in random places), as float32, evaluates the reference once, then times
    the plan and the outputs as written (median of --rounds calls after one warm-up), and checks
-   each against the reference. On a Dask cluster the inputs are chunked and persisted on the
-   workers first, and the outputs as written stop at --original-timeout seconds.
+   each against the reference. On a LocalCluster the inputs are saved block by block and each
+   task loads its block (on a remote scheduler they are scattered to the workers first), and
+   the outputs as written stop at --original-timeout seconds.
 Prints one line per fact (`VERSION`, `CHECKED`, `ERROR`, `TIME`, `FAIL`, `PROGRESS`), which
 risec reads.
 """
@@ -163,19 +164,28 @@ def main():
     say("PROGRESS inputs", f"{time.perf_counter() - started:.1f}")
     expected = reference.compute(*args)
     say("PROGRESS reference", f"{time.perf_counter() - started:.1f}")
-    if client is not None:
-        # Inputs chunked and placed on the workers once, as a user's data would be.
-        placed = []
-        for name, v in zip(names, args):
-            info = plan.INPUTS[name]
-            x = plan._la_input(v, name, tuple(info["shape"]), info["sparse"])
-            if isinstance(x, plan._LaSparse):
-                placed.append(x.arr.persist())
-            else:
-                placed.append(x.persist())
-        from distributed import wait
+    if client is not None and a.target == "dask":
+        if a.scheduler:
+            # A remote cluster: the inputs chunked and scattered to the workers once.
+            placed = []
+            for name, v in zip(names, args):
+                info = plan.INPUTS[name]
+                x = plan._la_input(v, name, tuple(info["shape"]), info["sparse"])
+                placed.append(x.arr.persist() if isinstance(x, plan._LaSparse) else x.persist())
+            from distributed import wait
 
-        wait(placed)
+            wait(placed)
+        else:
+            # A LocalCluster: the inputs saved block by block, each task loading its block
+            # (inputs larger than a worker's memory cannot be sent to it from here).
+            import os
+
+            folder = os.path.abspath("blocks")
+            os.makedirs(folder, exist_ok=True)
+            placed = []
+            for name, v in zip(names, args):
+                x = plan._la_blocks_on_disk(v, name, plan.INPUTS[name]["sparse"], folder)
+                placed.append(x.arr if isinstance(x, plan._LaSparse) else x)
         args = placed
         say("PROGRESS placed")
 
