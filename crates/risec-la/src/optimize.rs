@@ -576,28 +576,8 @@ pub fn check_plan(program: &LaProgram, plan: &LaPlan, seed: u64) -> Check {
 /// [`check_plan`] within `memory` bytes of resident memory: not evaluated
 /// ([`Check::OverMemory`]) when its matrices would not fit.
 pub fn check_plan_within(program: &LaProgram, plan: &LaPlan, seed: u64, memory: u64) -> Check {
-    let mut sizes = FxHashMap::default();
-    let entries = program
-        .outputs
-        .iter()
-        .map(|(_, t)| dense_entries(t, &mut sizes))
-        .sum::<f64>()
-        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
-    // 8 bytes an entry, twice: the evaluator's memo holds each intermediate and hands out
-    // copies, and the plan's intermediates are about as large.
-    let bytes = (entries * 16.0).min(u64::MAX as f64) as u64;
-    if crate::support::memory::would_exceed(memory, bytes).is_some() {
-        return Check::OverMemory(bytes);
-    }
-    let mut seen = FxHashMap::default();
-    let work = program
-        .outputs
-        .iter()
-        .map(|(_, t)| dense_work(t, &mut seen))
-        .sum::<f64>()
-        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
-    if work > CHECK_BUDGET {
-        return Check::TooLarge(work);
+    if let Err(refusal) = evaluation_fits(program, memory) {
+        return refusal;
     }
     let inputs = eval::random_inputs(&program.inputs, seed);
     let names: FxHashMap<String, usize> = program
@@ -646,21 +626,37 @@ pub fn check_assertion(program: &LaProgram, assertion: &Assertion, seed: u64) ->
 /// Whether the dense evaluator can evaluate the outputs as written within the numerical
 /// check's budget of operations and `memory` bytes (what [`check_plan_within`] evaluates).
 pub(crate) fn evaluable(program: &LaProgram, memory: u64) -> bool {
+    evaluation_fits(program, memory).is_ok()
+}
+
+/// `Ok` when the outputs as written (and a plan as large) fit the check's memory and
+/// operation budgets; else the [`Check`] that says which does not.
+fn evaluation_fits(program: &LaProgram, memory: u64) -> Result<(), Check> {
+    let inputs = program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
     let mut sizes = FxHashMap::default();
     let entries = program
         .outputs
         .iter()
         .map(|(_, t)| dense_entries(t, &mut sizes))
         .sum::<f64>()
-        + program.inputs.iter().map(|i| i.shape.size()).sum::<f64>();
+        + inputs;
+    // 8 bytes an entry, twice: the evaluator's memo holds each intermediate and hands out
+    // copies, and the plan's intermediates are about as large.
     let bytes = (entries * 16.0).min(u64::MAX as f64) as u64;
+    if crate::support::memory::would_exceed(memory, bytes).is_some() {
+        return Err(Check::OverMemory(bytes));
+    }
     let mut seen = FxHashMap::default();
     let work = program
         .outputs
         .iter()
         .map(|(_, t)| dense_work(t, &mut seen))
-        .sum::<f64>();
-    crate::support::memory::would_exceed(memory, bytes).is_none() && work <= CHECK_BUDGET
+        .sum::<f64>()
+        + inputs;
+    if work > CHECK_BUDGET {
+        return Err(Check::TooLarge(work));
+    }
+    Ok(())
 }
 
 /// A bound on the dense evaluator's work for a term as written; each shared term once.

@@ -164,9 +164,31 @@ def _la_assemble(grid, dtype):
 
 
 def _la_dense(a):
-    if isinstance(a, _LaSparse):
-        return a.arr.map_blocks(lambda b: b.toarray(), dtype=a.dtype, meta=_np.empty((0, 0), a.dtype))
-    return a
+    """A sparse value made dense, each CSR block cut into pieces that fit a chunk when dense
+    (a block of 7,000 rows of 100,000 columns is small in CSR and 2.8 GB dense)."""
+    if not isinstance(a, _LaSparse):
+        return a
+    arr = a.arr
+    widest = (max(arr.chunks[0]), max(arr.chunks[1]))
+    step_r, step_c = _la_chunks(widest, arr.dtype.itemsize)
+    if step_r >= widest[0] and step_c >= widest[1]:
+        return arr.map_blocks(lambda b: b.toarray(), dtype=a.dtype, meta=_np.empty((0, 0), a.dtype))
+    grid = []
+    for i, rows in enumerate(arr.chunks[0]):
+        for r0 in range(0, rows, step_r):
+            line = []
+            for j, cols in enumerate(arr.chunks[1]):
+                for c0 in range(0, cols, step_c):
+                    r1, c1 = min(rows, r0 + step_r), min(cols, c0 + step_c)
+                    piece = arr.blocks[i, j].map_blocks(
+                        lambda b, r0=r0, r1=r1, c0=c0, c1=c1: b[r0:r1, c0:c1].toarray(),
+                        chunks=((r1 - r0,), (c1 - c0,)),
+                        dtype=a.dtype,
+                        meta=_np.empty((0, 0), a.dtype),
+                    )
+                    line.append(piece)
+            grid.append(line)
+    return _da.block(grid)
 
 
 def _la_meta(sparse, dtype):
@@ -182,15 +204,46 @@ def _la_block_mm(xs, ys):
     return _sp.csr_array(total) if _sp.issparse(total) else _np.asarray(total)
 
 
+def _la_block_mm_partial(x, y):
+    """One block product, dense, as a slice of a 3-D array whose middle axis is summed."""
+    return _np.asarray(x @ y)[:, None, :]
+
+
 def _la_mm(a, b):
-    sparse = isinstance(a, _LaSparse) and isinstance(b, _LaSparse)
-    x = a.arr if isinstance(a, _LaSparse) else a
-    y = b.arr if isinstance(b, _LaSparse) else b
+    sparse_a, sparse_b = isinstance(a, _LaSparse), isinstance(b, _LaSparse)
+    if not sparse_a and not sparse_b:
+        # Output blocks that fit a chunk: the rows of `a` and the columns of `b` cut finer
+        # where one block of the product would not (U %*% t(V) with U and t(V) one chunk each
+        # would be a single block of every entry).
+        step_r, step_c = _la_chunks((a.shape[0], b.shape[1]), _np.result_type(a.dtype, b.dtype).itemsize)
+        if max(a.chunks[0]) > step_r:
+            a = a.rechunk({0: step_r})
+        if max(b.chunks[1]) > step_c:
+            b = b.rechunk({1: step_c})
+        return a @ b
+    x = a.arr if sparse_a else a
+    y = b.arr if sparse_b else b
     dtype = _np.result_type(x.dtype, y.dtype)
-    out = _da.blockwise(
-        _la_block_mm, "ij", x, "ik", y, "kj", concatenate=False, dtype=dtype, meta=_la_meta(sparse, dtype)
+    if sparse_a and sparse_b:
+        # Sparse result: the block products along the shared dimension summed in one task.
+        out = _da.blockwise(
+            _la_block_mm, "ij", x, "ik", y, "kj", concatenate=False, dtype=dtype, meta=_la_meta(True, dtype)
+        )
+        return _LaSparse(out)
+    # Dense result: one task per block product, then a tree reduction along the shared
+    # dimension (as dask's own matmul does), so that no task holds a whole row of blocks.
+    partial = _da.blockwise(
+        _la_block_mm_partial,
+        "ikj",
+        x,
+        "ik",
+        y,
+        "kj",
+        adjust_chunks={"k": 1},
+        dtype=dtype,
+        meta=_np.empty((0, 0, 0), dtype),
     )
-    return _LaSparse(out) if sparse else out
+    return partial.sum(axis=1)
 
 
 def _la_scalar_of(a):
@@ -211,6 +264,9 @@ def _la_mul(a, b):
         other = b.arr.rechunk(a.arr.chunks)
         f = lambda x, y: _sp.csr_array(x.multiply(y))
     else:
+        b = _da.asarray(b)
+        # Chunked like `a` along the dimensions it has, then broadcast along the others.
+        b = b.rechunk(tuple(c if n == m else (1,) for c, n, m in zip(a.arr.chunks, b.shape, a.shape)))
         other = _da.broadcast_to(b, a.shape, chunks=a.arr.chunks)
         f = lambda x, y: _sp.csr_array(x.multiply(y))
     dtype = _np.result_type(a.dtype, other.dtype)
