@@ -4,6 +4,8 @@
 # operations do not handle, so each operation on it is a `blockwise` of our own. Nothing is
 # computed until `_la_results`, which computes every output in one `dask.compute` (shared
 # intermediates once) on the scheduler in use: a `dask.distributed` client if one is active.
+# Outputs come back as NumPy arrays, or as scipy.sparse CSR arrays where the plan keeps them
+# sparse (as with the NumPy target).
 import dask as _dask
 import dask.array as _da
 import numpy as _np
@@ -353,7 +355,14 @@ def _la_inv(a):
 
 
 def _la_results(values):
-    """Computes the outputs together (one graph: shared intermediates once) as dense NumPy
-    arrays."""
-    lazy = [_la_dense(v) for v in values]
-    return [_np.asarray(v) for v in _dask.compute(*lazy)]
+    """Computes the outputs together (one graph: shared intermediates once): dense ones as
+    NumPy arrays, sparse ones as scipy.sparse CSR arrays assembled from their blocks."""
+    lazy = [v.arr.to_delayed().tolist() if isinstance(v, _LaSparse) else v for v in values]
+    done = _dask.compute(*lazy)
+    out = []
+    for v, d in zip(values, done):
+        if isinstance(v, _LaSparse):
+            out.append(_sp.csr_array(_sp.block_array([[_sp.csr_array(b) for b in row] for row in d], format="csr")))
+        else:
+            out.append(_np.asarray(d))
+    return out

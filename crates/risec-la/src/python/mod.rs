@@ -5,8 +5,8 @@
 //! A module has one function per output and `compute`, which computes every output with each
 //! shared intermediate once. Every function takes the inputs, in their order of declaration,
 //! as arguments (NumPy arrays, anything `scipy.sparse` converts for a sparse input, or Dask
-//! arrays for the Dask target), checks their shapes, and returns NumPy arrays (for NumPy, a
-//! value the plan keeps sparse as a `scipy.sparse` CSR array). A plan
+//! arrays for the Dask target), checks their shapes, and returns NumPy arrays (a value the
+//! plan keeps sparse as a `scipy.sparse` CSR array). A plan
 //! is straight-line code: one statement per operation, calling the small runtime of its
 //! target (`numpy_runtime.py`, `dask_runtime.py`, copied into the module), which knows which
 //! operations keep a sparse value sparse.
@@ -172,10 +172,7 @@ pub fn module(
             input.shape.rows, input.shape.cols
         );
     }
-    out.push_str(match target {
-        Target::Numpy => "Outputs (NumPy arrays, or scipy.sparse CSR arrays where the plan keeps them sparse; a\nscalar is 1 x 1), one function each, and `compute` for all:\n",
-        Target::Dask => "Outputs (dense NumPy arrays, computed on the scheduler in use; a scalar is 1 x 1), one\nfunction each, and `compute` for all:\n",
-    });
+    out.push_str("Outputs (NumPy arrays, or scipy.sparse CSR arrays where the plan keeps them sparse; a\nscalar is 1 x 1), one function each, and `compute` for all:\n");
     for ((_, term), f) in program.outputs.iter().zip(&functions) {
         let _ = writeln!(out, "    {f}: {} x {}", term.shape.rows, term.shape.cols);
     }
