@@ -265,3 +265,25 @@ def test_dask_modules_agree_when_inputs_are_cut_into_many_blocks(small_la, chunk
         want = dense(expected[name])
         scale = max(1.0, float(np.max(np.abs(want))))
         assert np.max(np.abs(got[name] - want)) <= 1e-9 * scale, name
+
+
+MIXED = """input x : 50 x 1, sparsity 0.2
+input A : 50 x 30, nnz 100
+input B : 30 x 50, sparsity 0.1
+input c : scalar
+output s = sum(exp(A) * 2) + c
+output v = t(x) %*% A %*% B
+output w = abs(A) * t(B) + sqrt(A) / 3
+output z = log(rowSums(A %*% B) + 1) * sigmoid(x) - relu(x - 0.5)
+"""
+
+
+@pytest.mark.parametrize("target", ["numpy", "dask"])
+def test_sparse_and_dense_outputs_together_each_get_their_own_value(tmp_path, target):
+    """A sparse vector and a scalar input, every function, and `compute` returning sparse and
+    dense outputs at once (Dask once handed one output's value to another here)."""
+    la = tmp_path / "mixed.la"
+    la.write_text(MIXED)
+    r = risec(la, "--bench", "--target", target, "--python", sys.executable, "--rounds", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "float64 plan agrees with risec's evaluator" in r.stdout, r.stdout

@@ -356,13 +356,16 @@ def _la_inv(a):
 
 def _la_results(values):
     """Computes the outputs together (one graph: shared intermediates once): dense ones as
-    NumPy arrays, sparse ones as scipy.sparse CSR arrays assembled from their blocks."""
-    lazy = [v.arr.to_delayed().tolist() if isinstance(v, _LaSparse) else v for v in values]
-    done = _dask.compute(*lazy)
+    NumPy arrays, sparse ones as scipy.sparse CSR arrays, each assembled from its blocks.
+    Every output goes to `dask.compute` as its grid of blocks (`to_delayed`, unoptimised so
+    that outputs keep sharing their intermediates' keys): given dask arrays and lists of
+    delayed blocks together, dask 2026.8 returned one output's value in another's place."""
+    grids = [(v.arr if isinstance(v, _LaSparse) else v).to_delayed(optimize_graph=False).tolist() for v in values]
+    done = _dask.compute(*grids)
     out = []
-    for v, d in zip(values, done):
+    for v, grid in zip(values, done):
         if isinstance(v, _LaSparse):
-            out.append(_sp.csr_array(_sp.block_array([[_sp.csr_array(b) for b in row] for row in d], format="csr")))
+            out.append(_sp.csr_array(_sp.block_array([[_sp.csr_array(b) for b in row] for row in grid], format="csr")))
         else:
-            out.append(_np.asarray(d))
+            out.append(_np.block([[_np.asarray(b) for b in row] for row in grid]))
     return out
